@@ -1,0 +1,187 @@
+"""The game interface: what every game offers the pipeline, and nothing more.
+
+A game is one module (or package) under ``rules/`` that builds a ``GameDef``
+and calls ``register_game`` on import. The pipeline looks games up by name
+and knows only this:
+
+- ``rules_model``: a pydantic model holding every knob of RULES.md for the
+  game (frozen, ``extra="forbid"``), and ``variants()``: named rule sets;
+- ``strategies``: a registry of ``StrategyDef`` (name, pydantic parameter
+  model, one-line description);
+- ``play_batch(specs)``: play these ``GameSpec`` and return two Arrow tables,
+  ``games`` (exactly one row per spec, in order) and ``turns`` (one row per
+  turn or move).
+
+Columns every game's tables must carry (the worker adds the identifying
+columns: run id, seed, game, variant, variant hash, strategies, versions,
+``rule_*`` knob values):
+
+games: ``game_index`` int64, ``winner`` int8 (seat 0 or 1, -1 for a draw,
+null when the game failed), ``score_0`` / ``score_1`` float64, ``end_reason``
+string, ``n_turns`` int32, ``status`` string (``ok`` or ``error``),
+``error`` string (null when ok). Seat 0 moves first (White in Polarity, the
+proposer in Polar).
+
+turns: ``game_index`` int64, ``turn`` int32 (0-based), ``player`` int8 (seat),
+``score_0`` / ``score_1`` float64 (running scores after the turn).
+
+A game that fails (a strategy raises, the physics does not settle) must still
+produce its row, with ``status="error"`` and the message; ``play_batch`` may
+also raise, in which case the worker replays the batch one game at a time to
+isolate the failure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pyarrow as pa
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+
+class UsageError(ValueError):
+    """Bad user input: the message names the problem and what to do."""
+
+
+class RulesBase(BaseModel):
+    """Base of every game's rules model: frozen, unknown knobs rejected."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    def variant_hash(self) -> str:
+        """A short stable hash of every knob value."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+class StrategyParams(BaseModel):
+    """Base of every strategy's parameter model."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy named with its parameters, as written on the command line:
+    ``name`` or ``name:key=value:key=value`` (e.g. ``cautious:noise_mm=1.5``)."""
+
+    name: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> "StrategySpec":
+        parts = [p.strip() for p in text.strip().split(":")]
+        if not parts[0]:
+            raise UsageError(f"empty strategy name in {text!r}; write name or name:key=value")
+        params = []
+        for part in parts[1:]:
+            key, sep, value = part.partition("=")
+            if not sep or not key.strip():
+                raise UsageError(f"strategy parameter {part!r} in {text!r} is not key=value")
+            params.append((key.strip(), value.strip()))
+        return cls(parts[0], tuple(sorted(params)))
+
+    def __str__(self) -> str:
+        return ":".join([self.name] + [f"{k}={v}" for k, v in self.params])
+
+
+@dataclass(frozen=True)
+class StrategyDef:
+    """A registered strategy: its parameter model and how to build it."""
+
+    name: str
+    description: str
+    params_model: type[StrategyParams]
+    make: Callable[[StrategyParams], Any]
+
+    def validate(self, spec: StrategySpec) -> StrategyParams:
+        try:
+            return self.params_model(**dict(spec.params))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"]) or "parameters"
+            known = ", ".join(self.params_model.model_fields) or "none"
+            raise UsageError(
+                f"strategy {spec}: bad parameter {where}: {err['msg']} (parameters: {known})"
+            ) from None
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game to play: its index in the run, its seed, its rules and seats."""
+
+    index: int
+    seed: int
+    variant: str
+    rules: RulesBase
+    seats: tuple[StrategySpec, StrategySpec]
+
+
+@dataclass(frozen=True)
+class GameDef:
+    """What a game registers: the whole of what the pipeline may use."""
+
+    name: str
+    description: str
+    rules_model: type[RulesBase]
+    variants: Callable[[], dict[str, RulesBase]]
+    strategies: dict[str, StrategyDef]
+    play_batch: Callable[[list[GameSpec]], tuple[pa.Table, pa.Table]]
+    physics_version: Callable[[], str] = field(default=lambda: "")
+    default_variant: str = "standard"
+
+    def strategy(self, spec: StrategySpec) -> StrategyDef:
+        try:
+            return self.strategies[spec.name]
+        except KeyError:
+            known = ", ".join(sorted(self.strategies))
+            raise UsageError(
+                f"unknown strategy {spec.name!r} for {self.name}; choose one of: {known}"
+            ) from None
+
+    def variant(self, name: str) -> RulesBase:
+        found = self.variants()
+        if name not in found:
+            known = ", ".join(sorted(found))
+            raise UsageError(f"unknown variant {name!r} for {self.name}; choose one of: {known}")
+        return found[name]
+
+    def with_overrides(self, rules: RulesBase, overrides: dict[str, Any]) -> RulesBase:
+        """The rules with knobs replaced; unknown knobs and bad values are usage errors."""
+        unknown = sorted(set(overrides) - set(self.rules_model.model_fields))
+        if unknown:
+            known = ", ".join(self.rules_model.model_fields)
+            raise UsageError(f"unknown knob {unknown[0]!r} for {self.name}; knobs: {known}")
+        try:
+            return self.rules_model(**{**rules.model_dump(), **overrides})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(x) for x in err["loc"])
+            raise UsageError(f"bad value for knob {where}: {err['msg']}") from None
+
+
+_GAMES: dict[str, GameDef] = {}
+
+
+def register_game(game: GameDef) -> GameDef:
+    _GAMES[game.name] = game
+    return game
+
+
+def get_game(name: str) -> GameDef:
+    import rules  # noqa: F401  (importing the package registers every game)
+
+    try:
+        return _GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(_GAMES))
+        raise UsageError(f"unknown game {name!r}; choose one of: {known}") from None
+
+
+def all_games() -> dict[str, GameDef]:
+    import rules  # noqa: F401
+
+    return dict(_GAMES)
