@@ -1,0 +1,177 @@
+"""Hypothesis tests for comparing two conditions, and multiplicity control.
+
+Paired data come from running the same game seeds under two conditions
+(physics A vs B, rule variant A vs B): seed i gives one outcome under each.
+Outcome tables are ``[k, k]`` integer arrays, ``table[a, b]`` = number of
+seeds whose outcome was category a under condition A and b under B. For
+three-level outcomes the category order is (loss, draw, win) with scores
+(0, 1/2, 1), as ``tally.TRINOMIAL_SCORES``.
+
+- ``mcnemar(table)``: paired binary outcomes, ``[2, 2]`` table. Exact
+  binomial test on the discordant pairs b, c when b + c < ``exact_below``
+  (25 by default), else chi-square with continuity correction,
+  (|b - c| - 1)^2 / (b + c) (McNemar 1947, Psychometrika 12:153; Edwards
+  1948). Computed by ``statsmodels.stats.contingency_tables.mcnemar``.
+- Three-level paired outcomes, two tests with different questions:
+  * ``paired_score_difference(table)`` — *did the score move?* Per seed the
+    score difference d = s_B - s_A in {-1, -1/2, 0, 1/2, 1}; paired t-test
+    of mean d = 0 (Student 1908), with a t interval for the mean. This is
+    the 1-df test aimed at a shift in win rate (draws as half wins) and the
+    fixed-sample counterpart of ``sprt.RegressionSPRT``. Chosen as the main
+    three-level test: a shift in score is what designers ask about, and a
+    1-df test has more power against it than a 2-df omnibus test.
+  * ``stuart_maxwell(table)`` — *did the outcome mix change?* Marginal
+    homogeneity of a ``[k, k]`` table, chi-square with k - 1 df (Stuart
+    1955, Biometrika 42:412; Maxwell 1970, Br J Psychiatry 116:651), via
+    ``statsmodels ... SquareTable.homogeneity``. Detects e.g. draws turning
+    into equal numbers of wins and losses, which leaves the score unchanged.
+    Categories with no discordant pairs carry no information and make the
+    covariance singular; they are dropped first (df drops with them).
+- ``mann_whitney(x, y)``: Mann–Whitney U (``scipy.stats.mannwhitneyu``,
+  two-sided) for unpaired continuous outcomes (game length, margins), with
+  the rank-biserial correlation r = 2 U_x / (n_x n_y) - 1 in [-1, 1]
+  (Kerby 2014, Compr Psychol 3:11); r > 0 means x tends to exceed y.
+- ``chi_square(table)``: chi-square test of independence of an
+  ``[r, c]`` contingency table (e.g. condition x end reason) via
+  ``scipy.stats.chi2_contingency``; rows and columns that are entirely zero
+  (categories never seen under any condition) are dropped first, and a table
+  left with fewer than two rows or columns gives statistic 0, p = 1. Effect
+  size: Cramér's V. ``min_expected`` is reported so a caller can warn when
+  an expected count is below 5 (Cochran 1954).
+- ``holm(pvalues, alpha)``: Holm's step-down correction (Holm 1979, Scand J
+  Stat 6:65) via ``statsmodels.stats.multitest.multipletests``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+from statsmodels.stats.contingency_tables import SquareTable
+from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from .interval import Interval, check_level
+from .tally import TRINOMIAL_SCORES
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """A test's statistic and two-sided p-value; ``effect`` when defined."""
+
+    __test__ = False  # not a pytest class
+
+    statistic: float
+    pvalue: float
+    method: str
+    df: float | None = None
+    effect: float | None = None
+
+
+@dataclass(frozen=True)
+class HolmResult:
+    adjusted: np.ndarray  # [n_tests] Holm-adjusted p-values, input order
+    reject: np.ndarray  # [n_tests] bool, reject at the family-wise alpha
+    alpha: float
+
+
+def _table(table: "np.ndarray | list", square: bool, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    t = np.asarray(table)
+    if t.ndim != 2 or (square and t.shape[0] != t.shape[1]):
+        raise ValueError(f"expected a {'square ' if square else ''}2-D table, got shape {t.shape}")
+    if shape is not None and t.shape != shape:
+        raise ValueError(f"expected a table of shape {shape}, got {t.shape}")
+    if not np.issubdtype(t.dtype, np.integer) or np.any(t < 0):
+        raise ValueError("a contingency table holds non-negative integer counts")
+    if t.sum() == 0:
+        raise ValueError("the table is empty")
+    return t.astype(np.int64)
+
+
+def mcnemar(table: "np.ndarray | list", exact_below: int = 25) -> TestResult:
+    """McNemar's test on a paired ``[2, 2]`` table (exact when few discordant)."""
+    t = _table(table, square=True, shape=(2, 2))
+    discordant = int(t[0, 1] + t[1, 0])
+    if discordant == 0:
+        return TestResult(0.0, 1.0, "mcnemar-exact", effect=0.0)
+    exact = discordant < exact_below
+    res = _sm_mcnemar(t, exact=exact, correction=True)
+    method = "mcnemar-exact" if exact else "mcnemar-chi2-cc"
+    effect = float(t[1, 0] - t[0, 1]) / float(t.sum())  # p(B=1) - p(A=1)
+    return TestResult(float(res.statistic), float(res.pvalue), method,
+                      None if exact else 1.0, effect)
+
+
+def score_differences(table: "np.ndarray | list") -> tuple[np.ndarray, np.ndarray]:
+    """Values of d = s_B - s_A and their counts, from a ``[3, 3]`` table."""
+    t = _table(table, square=True, shape=(3, 3))
+    diff = TRINOMIAL_SCORES[None, :] - TRINOMIAL_SCORES[:, None]  # [a, b] -> s_b - s_a
+    return diff.ravel(), t.ravel()
+
+
+def paired_score_difference(table: "np.ndarray | list", level: float = 0.95) -> tuple[TestResult, Interval]:
+    """Paired t-test of mean score difference (B - A) = 0, with its interval."""
+    values, counts = score_differences(table)
+    n = int(counts.sum())
+    mean = float(np.dot(values, counts) / n)
+    if n < 2:
+        raise ValueError("need at least two paired games")
+    var = float(np.dot(counts, (values - mean) ** 2) / (n - 1))
+    level = check_level(level)
+    if var == 0.0:
+        p = 1.0 if mean == 0.0 else 0.0
+        return (TestResult(0.0 if mean == 0 else np.inf, p, "paired-t", n - 1, mean),
+                Interval(mean, mean, mean, level))
+    se = np.sqrt(var / n)
+    t_stat = mean / se
+    p = float(2 * sps.t.sf(abs(t_stat), n - 1))
+    half = float(sps.t.ppf(0.5 + level / 2, n - 1) * se)
+    return (TestResult(float(t_stat), p, "paired-t", n - 1, mean),
+            Interval(mean, mean - half, mean + half, level))
+
+
+def stuart_maxwell(table: "np.ndarray | list") -> TestResult:
+    """Stuart–Maxwell marginal homogeneity test on a paired ``[k, k]`` table."""
+    t = _table(table, square=True)
+    off = t - np.diag(np.diag(t))
+    informative = (off.sum(axis=0) + off.sum(axis=1)) > 0
+    reduced = t[np.ix_(informative, informative)]
+    if reduced.shape[0] < 2:
+        return TestResult(0.0, 1.0, "stuart-maxwell", 0.0)
+    res = SquareTable(reduced, shift_zeros=False).homogeneity(method="stuart_maxwell")
+    return TestResult(float(res.statistic), float(res.pvalue), "stuart-maxwell", float(res.df))
+
+
+def mann_whitney(x: "np.ndarray | list", y: "np.ndarray | list") -> TestResult:
+    """Two-sided Mann–Whitney U of x vs y; effect = rank-biserial correlation."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size == 0 or y.size == 0 or np.isnan(x).any() or np.isnan(y).any():
+        raise ValueError("both samples must be non-empty and free of NaN")
+    res = sps.mannwhitneyu(x, y, alternative="two-sided")
+    r = 2.0 * float(res.statistic) / (x.size * y.size) - 1.0
+    return TestResult(float(res.statistic), float(res.pvalue), "mann-whitney-u", effect=r)
+
+
+def chi_square(table: "np.ndarray | list", correction: bool = True) -> tuple[TestResult, float]:
+    """Chi-square test of independence; returns (result, min expected count).
+
+    ``correction`` applies Yates' correction, and only to a 2 x 2 table."""
+    t = _table(table, square=False)
+    t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
+    if min(t.shape) < 2:
+        return TestResult(0.0, 1.0, "chi-square", 0.0, 0.0), float(t.min())
+    res = sps.chi2_contingency(t, correction=correction)
+    cramers_v = float(np.sqrt(res.statistic / (t.sum() * (min(t.shape) - 1))))
+    return (TestResult(float(res.statistic), float(res.pvalue), "chi-square", float(res.dof), cramers_v),
+            float(res.expected_freq.min()))
+
+
+def holm(pvalues: "np.ndarray | list[float]", alpha: float = 0.05) -> HolmResult:
+    """Holm step-down adjusted p-values and reject flags at family-wise alpha."""
+    p = np.asarray(pvalues, dtype=float)
+    if p.ndim != 1 or p.size == 0 or np.any((p < 0) | (p > 1)) or np.isnan(p).any():
+        raise ValueError("p-values must be a non-empty 1-D array in [0, 1]")
+    reject, adjusted, _, _ = multipletests(p, alpha=alpha, method="holm")
+    return HolmResult(adjusted, reject, alpha)
