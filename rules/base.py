@@ -171,9 +171,20 @@ def register_game(game: GameDef) -> GameDef:
     return game
 
 
-def get_game(name: str) -> GameDef:
+def _load_games() -> None:
+    """Import the package's games, and any listed in ``POLSIM_GAME_MODULES``
+    (comma-separated module names: games that live outside ``rules/``)."""
+    import importlib
+    import os
+
     import rules  # noqa: F401  (importing the package registers every game)
 
+    for module in filter(None, os.environ.get("POLSIM_GAME_MODULES", "").split(",")):
+        importlib.import_module(module.strip())
+
+
+def get_game(name: str) -> GameDef:
+    _load_games()
     try:
         return _GAMES[name]
     except KeyError:
@@ -182,6 +193,6 @@ def get_game(name: str) -> GameDef:
 
 
 def all_games() -> dict[str, GameDef]:
-    import rules  # noqa: F401
+    _load_games()
 
     return dict(_GAMES)

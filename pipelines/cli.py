@@ -1,0 +1,241 @@
+"""The ``polsim`` command: thin wrappers over the library.
+
+Each command parses its options, calls one library function, and turns a
+``UsageError`` into a one-line message and exit code 2. Shared options are
+defined once below.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from pipelines import analyze as analysis
+from pipelines.dataset import open_runs
+from pipelines.render import Format, print_tables
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment, parse_sets
+from rules.base import StrategySpec, UsageError, all_games, get_game
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="polsim: seeded batch simulation of Polarity and Polar, with analysis.",
+)
+out_console = Console()
+err_console = Console(stderr=True)
+
+DEFAULT_GAME = "polar"
+
+GameOpt = Annotated[str, typer.Option("--game", "-g", help="Game to play (see `polsim variants`).")]
+VariantOpt = Annotated[Optional[str], typer.Option("--variant", "-v", help="Named variant; default: the game's standard.")]
+SetOpt = Annotated[list[str], typer.Option("--set", help="Override a knob: key=value (repeatable).")]
+GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Games to play (per cell).")]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed; game i's seed derives from (seed, i).")]
+OutOpt = Annotated[str, typer.Option("--out", "-o", help="Folder or URI (s3://bucket/prefix) that holds runs.")]
+WorkersOpt = Annotated[
+    Optional[int], typer.Option("--workers", "-w", help="Local Ray workers (default: one per core; 0 = no Ray).")
+]
+AddressOpt = Annotated[Optional[str], typer.Option("--address", help="Join an existing Ray cluster ('auto' or host:port).")]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table, json or csv.")]
+ByOpt = Annotated[list[str], typer.Option("--by", help="Also group by this column (repeatable).")]
+WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=value or column!=value (repeatable).")]
+
+
+def fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def _progress_bar(total: int) -> tuple[Progress, callable]:
+    progress = Progress(
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=err_console,
+        transient=False,
+    )
+    task = progress.add_task("games", total=total, rate="")
+    started = {}
+
+    def advance(n: int) -> None:
+        import time
+
+        now = time.perf_counter()
+        started.setdefault("t", now)
+        started["n"] = started.get("n", 0) + n
+        elapsed = max(now - started["t"], 1e-9)
+        rate = f"{started['n'] / elapsed:,.0f} games/s" if now > started["t"] else ""
+        progress.update(task, advance=n, rate=rate)
+
+    return progress, advance
+
+
+def build_experiment(game: str, variant: Optional[str], strategies: list[str], sets: list[str],
+                     games: int, seed: int, shard_size: Optional[int]) -> Experiment:
+    if games <= 0:
+        raise UsageError(f"--games must be at least 1 (got {games})")
+    if seed < 0:
+        raise UsageError(f"--seed must be non-negative (got {seed})")
+    game_def = get_game(game)
+    if len(strategies) != 2:
+        raise UsageError(f"--strategies takes two strategies, A,B (got {len(strategies)}); use `polsim strategies`")
+    matchup = tuple(str(StrategySpec.parse(s)) for s in strategies)
+    overrides = {}
+    for key, values in parse_sets(sets).items():
+        if len(values) != 1:
+            raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
+        overrides[key] = values[0]
+    size = shard_size or (500 if game == "polar" else 10)
+    return Experiment(
+        game=game_def.name, variant=variant or game_def.default_variant,
+        cells=(Cell(overrides=overrides, matchup=matchup),), games=games, seed=seed, shard_size=size,
+    )
+
+
+def split_strategies(text: str) -> list[str]:
+    return [s for s in (p.strip() for p in text.split(",")) if s]
+
+
+@app.command()
+def simulate(
+    game: GameOpt = DEFAULT_GAME,
+    variant: VariantOpt = None,
+    strategies: Annotated[str, typer.Option("--strategies", "-s", help="Two strategies A,B; each plays each seat in half the games.")] = "random,random",
+    games: GamesOpt = 1000,
+    seed: SeedOpt = 0,
+    out: OutOpt = "runs",
+    sets: SetOpt = [],
+    run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run, skipping finished shards.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+    workers: WorkersOpt = None,
+    address: AddressOpt = None,
+    shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
+) -> None:
+    """Play seeded games over Ray workers and write them as Parquet.
+
+    Example: polsim simulate --game polar --variant polar-9 --strategies random,greedy --games 2000 --seed 7 --out runs/
+    """
+    try:
+        if shard_size is not None and shard_size <= 0:
+            raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
+        if workers is not None and workers < 0:
+            raise UsageError(f"--workers must be 0 or more (got {workers})")
+        exp = build_experiment(game, variant, split_strategies(strategies), sets, games, seed, shard_size)
+        if quiet:
+            result = run_experiment(exp, out, run_id=run_id, resume=resume, overwrite=overwrite,
+                                    workers=workers, address=address)
+        else:
+            progress, advance = _progress_bar(exp.total_games)
+            with progress:
+                result = run_experiment(exp, out, run_id=run_id, resume=resume, overwrite=overwrite,
+                                        workers=workers, address=address, on_progress=advance)
+    except UsageError as exc:
+        fail(str(exc))
+    _report_run(result, quiet)
+
+
+def _report_run(result, quiet: bool) -> None:
+    if result.status != "complete":
+        err_console.print(
+            f"run {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
+            f"finish it with the same command and --resume"
+        )
+        raise typer.Exit(130)
+    if not quiet:
+        err_console.print(f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
+        con, _ = open_runs([result.uri])
+        tables = analysis.summarize(con)
+        print_tables({"strategies": tables["strategies"], "seats": tables["seats"],
+                      "end_reasons": tables["end_reasons"], "failures": tables["failures"]}, Format.table, out_console)
+    if result.games_failed:
+        err_console.print(f"[bold yellow]{result.games_failed} games failed[/] (status 'error'); see `polsim analyze` failures")
+        raise typer.Exit(3)
+
+
+@app.command()
+def analyze(
+    runs: Annotated[list[str], typer.Argument(help="Run folders or URIs.")],
+    by: ByOpt = [],
+    where: WhereOpt = [],
+    fmt: FormatOpt = Format.table,
+    table: Annotated[Optional[str], typer.Option("--table", help="Print only this table.")] = None,
+) -> None:
+    """Win/draw/loss per strategy and seat with 95 % intervals, game length, end reasons.
+
+    Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --format json
+    """
+    try:
+        con, _ = open_runs(runs)
+        tables = analysis.summarize(con, by=by, where=where)
+        if table is not None:
+            if table not in tables:
+                raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")
+            tables = {table: tables[table]}
+    except UsageError as exc:
+        fail(str(exc))
+    print_tables(tables, fmt, out_console)
+
+
+@app.command()
+def variants(game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only this game.")] = None,
+             fmt: FormatOpt = Format.table) -> None:
+    """List every game's named variants with the knobs they set.
+
+    Example: polsim variants --game polar
+    """
+    try:
+        games = {game: get_game(game)} if game else all_games()
+    except UsageError as exc:
+        fail(str(exc))
+    rows = []
+    for name, g in sorted(games.items()):
+        defaults = g.rules_model().model_dump(mode="json")
+        for vname, rules in sorted(g.variants().items()):
+            values = rules.model_dump(mode="json")
+            changed = {k: v for k, v in values.items() if v != defaults.get(k)}
+            rows.append({"game": name, "variant": vname, "default": vname == g.default_variant,
+                         "knobs": ", ".join(f"{k}={v}" for k, v in changed.items()) or "(defaults)",
+                         "hash": rules.variant_hash()})
+        rows.append({"game": name, "variant": "(knobs)", "default": False,
+                     "knobs": ", ".join(f"{k}={v}" for k, v in defaults.items()), "hash": ""})
+    print_tables({"variants": rows}, fmt, out_console)
+
+
+@app.command()
+def strategies(game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only this game.")] = None,
+               fmt: FormatOpt = Format.table) -> None:
+    """List every game's strategies with their parameters and defaults.
+
+    Example: polsim strategies --game polar
+    """
+    try:
+        games = {game: get_game(game)} if game else all_games()
+    except UsageError as exc:
+        fail(str(exc))
+    rows = []
+    for name, g in sorted(games.items()):
+        for sname, sdef in sorted(g.strategies.items()):
+            params = ", ".join(
+                f"{k}={f.default}" for k, f in sdef.params_model.model_fields.items()
+            )
+            rows.append({"game": name, "strategy": sname, "parameters": params or "(none)",
+                         "description": sdef.description})
+    print_tables({"strategies": rows}, fmt, out_console)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

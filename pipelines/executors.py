@@ -1,0 +1,86 @@
+"""Executors: how shards reach workers. The driver sees only ``run(tasks)``.
+
+- ``RayExecutor``: an embedded local Ray (one worker per core, or
+  ``workers``), or an existing cluster at ``address``. At most a few tasks per
+  CPU are in flight, so the driver's memory stays flat however long the run.
+  Tasks are retried if their worker dies (``max_retries``): a shard is written
+  atomically and idempotently, so a retry can never duplicate a game.
+- ``InProcessExecutor``: plays shards in the calling process, in order; for
+  debugging, replays and small tests (``--workers 0``).
+
+Both yield ``ShardSummary`` objects as shards finish.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator
+
+from workers.shard import ShardSummary, play_shard
+
+Task = tuple  # the positional arguments of ``play_shard``
+
+
+class InProcessExecutor:
+    workers = 1
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
+        for args in tasks:
+            yield play_shard(*args)
+
+    def close(self) -> None:
+        pass
+
+
+class RayExecutor:
+    def __init__(self, workers: int | None, address: str | None = None, in_flight_per_cpu: int = 3):
+        import ray
+
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        self._ray = ray
+        self._started_here = not ray.is_initialized()
+        if self._started_here:
+            kwargs = dict(
+                include_dashboard=False,
+                log_to_driver=False,
+                logging_level=logging.ERROR,
+                configure_logging=True,
+            )
+            if address:
+                ray.init(address=address, **kwargs)
+            else:
+                ray.init(num_cpus=workers or os.cpu_count(), **kwargs)
+        self.workers = int(ray.cluster_resources().get("CPU", 1))
+        self._limit = max(2, in_flight_per_cpu * self.workers)
+        self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
+        ray = self._ray
+        pending = []
+        todo = iter(tasks)
+        exhausted = False
+        while pending or not exhausted:
+            while not exhausted and len(pending) < self._limit:
+                args = next(todo, None)
+                if args is None:
+                    exhausted = True
+                    break
+                pending.append(self._remote.remote(*args))
+            if not pending:
+                break
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+
+    def close(self) -> None:
+        if self._started_here:
+            self._ray.shutdown()
+
+
+def make_executor(workers: int | None, address: str | None) -> InProcessExecutor | RayExecutor:
+    if workers == 0 and not address:
+        return InProcessExecutor()
+    return RayExecutor(workers, address)
+
+

@@ -1,0 +1,75 @@
+"""Print named tables of dict rows as rich tables, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from enum import Enum
+
+from rich.console import Console
+from rich.table import Table
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+RATES = ("win_rate", "win_lo", "win_hi", "score_rate", "score_lo", "score_hi", "share")
+
+
+def _cell(key: str, value) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "—"
+        if key in RATES:
+            return f"{100 * value:.1f} %"
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+    return str(value)
+
+
+def _merge_intervals(row: dict) -> dict:
+    """Show ``win_rate [lo, hi]`` as one column in tables."""
+    out = {}
+    for key, value in row.items():
+        for stem in ("win", "score"):
+            if key == f"{stem}_rate" and f"{stem}_lo" in row:
+                value = f"{_cell(key, value)} [{100 * row[f'{stem}_lo']:.1f}, {100 * row[f'{stem}_hi']:.1f}]"
+        if key.endswith(("_lo", "_hi")) and key[:-3] + "_rate" in row:
+            continue
+        out[key] = value
+    return out
+
+
+def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | None = None) -> None:
+    console = console or Console()
+    if fmt is Format.json:
+        console.print_json(json.dumps(tables, default=str))
+        return
+    if fmt is Format.csv:
+        buf = io.StringIO()
+        for name, rows in tables.items():
+            if not rows:
+                continue
+            fields = ["table", *rows[0].keys()]
+            writer = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({"table": name, **row})
+        console.file.write(buf.getvalue())
+        return
+    for name, rows in tables.items():
+        if not rows:
+            continue
+        shown = [_merge_intervals(r) for r in rows]
+        table = Table(title=name.replace("_", " "), title_justify="left")
+        for key in shown[0]:
+            table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left")
+        for row in shown:
+            table.add_row(*(_cell(k, v) if not isinstance(v, str) else v for k, v in row.items()))
+        console.print(table)

@@ -1,0 +1,152 @@
+"""The driver: plan a run, fan its shards out, keep every finished shard.
+
+Steps of ``run_experiment``:
+1. validate the experiment (names, knobs, parameters) — nothing written yet;
+2. resolve the run folder; refuse an existing run unless ``resume`` or
+   ``overwrite``; on resume, the stored spec must be the same experiment;
+3. write the manifest (``running``) and list the shards already done;
+4. hand the remaining shards to the executor, counting games as they finish;
+5. write the manifest ``complete`` — or ``incomplete`` if interrupted, so
+   ``--resume`` can finish it. Only whole shards are ever on disk.
+
+The driver never holds results: workers write their own shards and send back
+a few numbers.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pipelines import manifest as mf
+from pipelines.executors import make_executor
+from pipelines.spec import Experiment, validate
+from pipelines.storage import Location, check_writable, delete_dir, exists, list_shards, locate
+from rules.base import UsageError
+from workers.shard import ShardSummary, package_version
+
+
+class Interrupted(Exception):
+    """The driver was asked to stop (SIGINT or SIGTERM)."""
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    uri: str
+    games_total: int
+    games_done: int = 0
+    games_failed: int = 0
+    shards_skipped: int = 0
+    seconds: float = 0.0
+    seconds_playing: float = 0.0
+    status: str = "running"
+    summaries: list[ShardSummary] = field(default_factory=list)
+
+
+Progress = Callable[[int], None]
+
+
+@contextmanager
+def _stop_on_signals():
+    """Turn SIGTERM (and SIGINT) into ``Interrupted`` while a run is driven."""
+
+    def handler(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for s in old:
+            signal.signal(s, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        old = {}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool) -> tuple[Location, dict, set[int]]:
+    """Steps 1–3: a validated run folder with its manifest and the shards already done."""
+    if resume and overwrite:
+        raise UsageError("--resume and --overwrite exclude each other; choose one")
+    game = validate(exp)
+    root = locate(out)
+    try:
+        check_writable(root)
+    except OSError as exc:
+        raise UsageError(f"cannot write to --out {out}: {exc.strerror or exc}; choose a writable folder") from None
+    run_id = run_id or exp.default_run_id()
+    run = root.child(run_id)
+    if exists(run.child(mf.MANIFEST)) or exists(run.child("games")):
+        if overwrite:
+            delete_dir(run)
+        elif resume:
+            stored = mf.load(run)
+            if mf.experiment_of(stored).identity() != exp.identity():
+                raise UsageError(f"run {run_id} was made with a different spec; use --overwrite or another --run-id")
+            if mf.experiment_of(stored).shard_size != exp.shard_size:
+                raise UsageError(
+                    f"run {run_id} used --shard-size {mf.experiment_of(stored).shard_size}; resume with the same"
+                )
+        else:
+            raise UsageError(f"run {run_id} already exists in {out}; pass --resume to finish it or --overwrite to replace it")
+    manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
+    if resume and exists(run.child(mf.MANIFEST)):
+        manifest["created"] = mf.load(run)["created"]
+    mf.save(run, manifest)
+    return run, manifest, list_shards(run.child("games"))
+
+
+def run_experiment(
+    exp: Experiment,
+    out: str,
+    *,
+    run_id: str | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    workers: int | None = None,
+    address: str | None = None,
+    on_progress: Progress | None = None,
+) -> RunResult:
+    t0 = time.perf_counter()
+    run, manifest, done = prepare_run(exp, out, run_id, resume, overwrite)
+    result = RunResult(manifest["run_id"], run.uri, exp.total_games)
+    todo = [s for s in exp.shards() if s[0] not in done]
+    skipped = sum(count for number, _, count in exp.shards() if number in done)
+    result.shards_skipped = len(exp.shards()) - len(todo)
+    result.games_done = skipped
+    if on_progress and skipped:
+        on_progress(skipped)
+    exp_json = exp.model_dump_json()
+    tasks = ((exp_json, result.run_id, number, first, count, run.uri) for number, first, count in todo)
+    executor = None
+    try:
+        with _stop_on_signals():
+            executor = make_executor(workers, address)
+            for summary in executor.run(tasks):
+                result.games_done += summary.games
+                result.games_failed += summary.failed
+                result.seconds_playing += summary.seconds_playing
+                result.summaries.append(summary)
+                if on_progress:
+                    on_progress(summary.games)
+        result.status = "complete"
+    except (Interrupted, KeyboardInterrupt):
+        result.status = "incomplete"
+    finally:
+        if executor is not None:
+            executor.close()
+        result.seconds = time.perf_counter() - t0
+        manifest.update(
+            status=result.status if result.status == "complete" else "incomplete",
+            games_done=result.games_done,
+            games_failed=result.games_failed,
+            seconds=round(result.seconds, 3),
+        )
+        mf.save(run, manifest)
+    return result

@@ -1,0 +1,140 @@
+"""Experiment specs: what a run plays, validated before anything is written.
+
+A run is a grid of *cells*. Each cell is one rule set (the variant plus knob
+overrides) and one matchup (two strategies); every cell plays the same
+``games`` seeds, so cells can be compared game by game:
+
+- ``simulate``: one cell;
+- ``sweep``: one cell per combination of knob values;
+- ``tournament``: one cell per pairing of strategies.
+
+Global game number ``g`` belongs to cell ``g // games`` and plays seed index
+``j = g % games``: its seed is ``game_seed(run_seed, j)`` and strategy A of
+the cell's matchup sits in seat 0 when ``j`` is even, seat 1 when odd, so
+each strategy plays each seat in half the games.
+
+Shards cut the global game range into pieces of ``shard_size``; neither the
+shard size nor the worker count enters a game's seed or the run's identity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from rules.base import GameDef, GameSpec, RulesBase, StrategySpec, UsageError, get_game
+from rules.seeds import game_seed
+
+
+class Cell(BaseModel):
+    """One rule set and one matchup."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    matchup: tuple[str, str]
+
+    def label(self) -> str:
+        knobs = ",".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
+        return f"{self.matchup[0]} vs {self.matchup[1]}" + (f" [{knobs}]" if knobs else "")
+
+
+class Experiment(BaseModel):
+    """Everything that decides a run's results (and two things that do not)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    game: str
+    variant: str
+    cells: tuple[Cell, ...]
+    games: int = Field(gt=0, description="games per cell")
+    seed: int = Field(ge=0)
+    shard_size: int = Field(gt=0, description="games per Ray task; does not change results")
+
+    @field_validator("cells")
+    @classmethod
+    def _some_cells(cls, cells):
+        if not cells:
+            raise ValueError("an experiment needs at least one cell")
+        return cells
+
+    @property
+    def total_games(self) -> int:
+        return self.games * len(self.cells)
+
+    def identity(self) -> dict:
+        """What decides results: everything but the shard size."""
+        return self.model_dump(mode="json", exclude={"shard_size"})
+
+    def spec_hash(self) -> str:
+        canonical = json.dumps(self.identity(), sort_keys=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:10]
+
+    def default_run_id(self) -> str:
+        return f"{self.game}-{self.variant}-{self.spec_hash()}"
+
+    def shards(self) -> list[tuple[int, int, int]]:
+        """(shard number, first global game, number of games) for every shard."""
+        out = []
+        for number, first in enumerate(range(0, self.total_games, self.shard_size)):
+            out.append((number, first, min(self.shard_size, self.total_games - first)))
+        return out
+
+
+def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:
+    return game.with_overrides(game.variant(exp.variant), cell.overrides)
+
+
+def game_specs(exp: Experiment, first: int, count: int) -> list[tuple[int, GameSpec]]:
+    """The (cell number, GameSpec) of global games ``first`` .. ``first + count - 1``."""
+    game = get_game(exp.game)
+    rules_by_cell: dict[int, RulesBase] = {}
+    out = []
+    for g in range(first, first + count):
+        c, j = divmod(g, exp.games)
+        cell = exp.cells[c]
+        if c not in rules_by_cell:
+            rules_by_cell[c] = resolve_cell_rules(game, exp, cell)
+        a, b = (StrategySpec.parse(s) for s in cell.matchup)
+        seats = (a, b) if j % 2 == 0 else (b, a)
+        out.append((c, GameSpec(g, game_seed(exp.seed, j), exp.variant, rules_by_cell[c], seats)))
+    return out
+
+
+def parse_knob_value(text: str) -> Any:
+    """A ``--set`` value: bool, int, float or string, read the TOML way."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def parse_sets(items: list[str]) -> dict[str, list[Any]]:
+    """``--set key=v1,v2`` items into {key: [values]} (a sweep takes several values)."""
+    out: dict[str, list[Any]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise UsageError(f"--set {item!r} is not key=value (or key=v1,v2 for a sweep)")
+        out[key.strip()] = [parse_knob_value(v) for v in values.split(",")]
+    return out
+
+
+def validate(exp: Experiment) -> GameDef:
+    """Check every name, knob and parameter before anything runs or is written."""
+    game = get_game(exp.game)
+    game.variant(exp.variant)
+    for cell in exp.cells:
+        resolve_cell_rules(game, exp, cell)
+        for text in cell.matchup:
+            spec = StrategySpec.parse(text)
+            game.strategy(spec).validate(spec)
+    return game

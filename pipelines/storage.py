@@ -1,0 +1,112 @@
+"""Where runs live: a local folder or object storage, through ``pyarrow.fs``.
+
+A run is ``<out>/<run_id>/`` holding ``manifest.json``, ``games/shard-NNNNN.parquet``
+and ``turns/shard-NNNNN.parquet``. Every file is written whole or not at all:
+on a local disk to a temporary name in the same folder, then renamed into
+place; on object storage a single PUT is already atomic (a reader sees the
+old object or the new one, never half), so it is written straight to its key.
+
+A shard is finished when its ``games`` file exists: the worker writes
+``turns`` first and ``games`` last, so ``games`` is the commit marker.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import uuid
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+SHARD_NAME = "shard-{:05d}.parquet"
+
+
+@dataclass(frozen=True)
+class Location:
+    """A folder on some filesystem: ``fs`` plus a path inside it."""
+
+    fs: pafs.FileSystem
+    path: str
+    uri: str
+
+    @property
+    def is_local(self) -> bool:
+        return isinstance(self.fs, pafs.LocalFileSystem)
+
+    def child(self, *parts: str) -> "Location":
+        path = "/".join([self.path.rstrip("/"), *parts])
+        uri = "/".join([self.uri.rstrip("/"), *parts])
+        return Location(self.fs, path, uri)
+
+
+def locate(uri: str) -> Location:
+    """Resolve a folder given as a local path or a URI (``s3://bucket/prefix``)."""
+    if "://" not in uri:
+        path = os.path.abspath(os.path.expanduser(uri))
+        return Location(pafs.LocalFileSystem(), path, path)
+    fs, path = pafs.FileSystem.from_uri(uri)
+    return Location(fs, path.rstrip("/"), uri.rstrip("/"))
+
+
+def exists(loc: Location) -> bool:
+    return loc.fs.get_file_info(loc.path).type != pafs.FileType.NotFound
+
+
+def write_bytes_atomic(loc: Location, data: bytes) -> None:
+    """Write ``data`` to ``loc`` so that a reader never sees a partial file."""
+    parent = loc.path.rsplit("/", 1)[0]
+    if loc.is_local:
+        loc.fs.create_dir(parent, recursive=True)
+        tmp = f"{parent}/.tmp-{uuid.uuid4().hex}"
+        try:
+            with loc.fs.open_output_stream(tmp) as out:
+                out.write(data)
+            loc.fs.move(tmp, loc.path)
+        finally:
+            if loc.fs.get_file_info(tmp).type != pafs.FileType.NotFound:
+                loc.fs.delete_file(tmp)
+    else:
+        with loc.fs.open_output_stream(loc.path) as out:
+            out.write(data)
+
+
+def write_table_atomic(loc: Location, table: pa.Table) -> None:
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    write_bytes_atomic(loc, buf.getvalue())
+
+
+def read_json(loc: Location) -> dict:
+    with loc.fs.open_input_stream(loc.path) as src:
+        return json.loads(src.read().decode("utf-8"))
+
+
+def write_json_atomic(loc: Location, payload: dict) -> None:
+    write_bytes_atomic(loc, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode())
+
+
+def list_shards(folder: Location) -> set[int]:
+    """Shard numbers whose file is present in ``folder`` (``games`` or ``turns``)."""
+    selector = pafs.FileSelector(folder.path, allow_not_found=True)
+    found = set()
+    for info in folder.fs.get_file_info(selector):
+        name = info.base_name
+        if name.startswith("shard-") and name.endswith(".parquet"):
+            found.add(int(name[len("shard-") : -len(".parquet")]))
+    return found
+
+
+def delete_dir(loc: Location) -> None:
+    if exists(loc):
+        loc.fs.delete_dir(loc.path)
+
+
+def check_writable(loc: Location) -> None:
+    """Raise OSError if nothing can be written under ``loc``."""
+    probe = loc.child(f".probe-{uuid.uuid4().hex}")
+    write_bytes_atomic(probe, b"")
+    loc.fs.delete_file(probe.path)

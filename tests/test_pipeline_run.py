@@ -1,0 +1,154 @@
+"""The run path in-process: seeds, shards, manifests, resume, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import tests.toygame  # noqa: F401  registers "toy"
+from pipelines.cli import app
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+
+runner = CliRunner()
+
+
+def toy(games=40, seed=3, shard_size=7, matchup=("loaded", "fair"), **over):
+    return Experiment(game="toy", variant="standard", cells=(Cell(matchup=matchup, overrides=over),),
+                      games=games, seed=seed, shard_size=shard_size)
+
+
+def table(path):
+    t = pq.read_table(path)
+    return t.drop_columns(["run_id"]).sort_by("game_index")
+
+
+def content(run_dir, kind="games"):
+    t = pq.ParquetDataset(os.path.join(run_dir, kind)).read()
+    return t.drop_columns(["run_id"]).sort_by([("game_index", "ascending")] + ([("turn", "ascending")] if kind == "turns" else []))
+
+
+def test_results_do_not_depend_on_shard_size(tmp_path):
+    a = run_experiment(toy(shard_size=7), str(tmp_path / "a"), workers=0)
+    b = run_experiment(toy(shard_size=40), str(tmp_path / "b"), workers=0)
+    assert a.status == b.status == "complete"
+    assert content(a.uri).equals(content(b.uri))
+    assert content(a.uri, "turns").equals(content(b.uri, "turns"))
+
+
+def test_each_strategy_plays_each_seat_in_half_the_games(tmp_path):
+    res = run_experiment(toy(games=40), str(tmp_path), workers=0)
+    g = content(res.uri).to_pydict()
+    assert g["strategy_0"].count("loaded") == 20 and g["strategy_1"].count("loaded") == 20
+
+
+def test_rows_carry_identity_columns(tmp_path):
+    res = run_experiment(toy(games=10), str(tmp_path), workers=0)
+    g = content(res.uri)
+    for col in ("game_seed", "game", "variant", "variant_hash", "strategy_0", "strategy_1",
+                "package_version", "physics_version", "rule_sides", "rule_rounds", "seed_index"):
+        assert col in g.column_names
+    assert len(set(g["game_seed"].to_pylist())) == 10
+
+
+def test_manifest_records_spec_shards_and_status(tmp_path):
+    res = run_experiment(toy(games=20, shard_size=6), str(tmp_path), workers=0)
+    m = json.loads(open(os.path.join(res.uri, "manifest.json")).read())
+    assert m["status"] == "complete" and m["games_done"] == 20
+    assert [s[2] for s in m["shards"]] == [6, 6, 6, 2]
+    assert m["spec"]["game"] == "toy" and m["package_version"]
+
+
+def test_failing_game_is_recorded_and_run_goes_on(tmp_path):
+    res = run_experiment(toy(games=12, matchup=("crash:every=4", "fair")), str(tmp_path), workers=0)
+    g = content(res.uri).to_pydict()
+    failed = [i for i, s in zip(g["game_index"], g["status"]) if s == "error"]
+    assert failed == [0, 4, 8] and res.games_failed == 3
+    assert all("crash strategy failed" in g["error"][i] for i in failed)
+    assert len(g["game_index"]) == 12
+
+
+def test_resume_skips_finished_shards_and_equals_uninterrupted_run(tmp_path):
+    full = run_experiment(toy(games=30, shard_size=5), str(tmp_path / "full"), workers=0)
+    part = run_experiment(toy(games=30, shard_size=5), str(tmp_path / "part"), workers=0)
+    for shard in (1, 4):
+        os.remove(os.path.join(part.uri, "games", f"shard-{shard:05d}.parquet"))
+    again = run_experiment(toy(games=30, shard_size=5), str(tmp_path / "part"), workers=0, resume=True)
+    assert again.shards_skipped == 4 and again.status == "complete"
+    assert content(again.uri).equals(content(full.uri))
+
+
+def test_existing_run_without_resume_or_overwrite_is_refused(tmp_path):
+    args = ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "4",
+            "--out", str(tmp_path), "--workers", "0", "--quiet"]
+    assert runner.invoke(app, args).exit_code == 0
+    second = runner.invoke(app, args)
+    assert second.exit_code == 2 and "already exists" in second.output
+    assert runner.invoke(app, args + ["--overwrite"]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--game", "nosuch"], "unknown game"),
+        (["--variant", "nosuch"], "unknown variant"),
+        (["--strategies", "fair,nosuch"], "unknown strategy"),
+        (["--strategies", "loaded:bonus=-1,fair"], "bad parameter bonus"),
+        (["--strategies", "loaded:wat=1,fair"], "bad parameter wat"),
+        (["--games", "0"], "--games must be at least 1"),
+        (["--set", "nosuch=1"], "unknown knob"),
+        (["--set", "sides=1"], "bad value for knob sides"),
+        (["--strategies", "fair"], "two strategies"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_nothing_written(tmp_path, extra, message):
+    out = tmp_path / "out"
+    base = {"--game": "toy", "--strategies": "fair,loaded", "--games": "4"}
+    for flag, value in zip(extra[::2], extra[1::2]):
+        base[flag] = value
+    args = ["simulate", *sum(([k, v] for k, v in base.items()), []), "--out", str(out), "--workers", "0", "--quiet"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_unwritable_out_is_a_usage_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    res = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "fair,fair", "--games", "2",
+                              "--out", str(blocker / "sub"), "--workers", "0", "--quiet"])
+    assert res.exit_code == 2 and "cannot write to --out" in res.output
+
+
+def test_analyze_reports_wins_with_intervals(tmp_path):
+    res = run_experiment(toy(games=200, matchup=("loaded:bonus=2", "fair")), str(tmp_path), workers=0)
+    out = runner.invoke(app, ["analyze", res.uri, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    tables = json.loads(out.output)
+    rows = {r["strategy"]: r for r in tables["strategies"]}
+    loaded, fair = rows["loaded:bonus=2"], rows["fair"]
+    assert loaded["games"] == fair["games"] == 200
+    assert loaded["wins"] == fair["losses"] and loaded["draws"] == fair["draws"]
+    assert loaded["win_lo"] < loaded["win_rate"] < loaded["win_hi"]
+    assert loaded["win_lo"] > 0.5  # a +2 bonus over 3 rounds wins clearly
+    assert {r["seat"] for r in tables["seats"]} == {0, 1}
+
+
+def test_analyze_where_values_are_parameters_not_sql(tmp_path):
+    res = run_experiment(toy(games=10), str(tmp_path), workers=0)
+    out = runner.invoke(app, ["analyze", res.uri, "--where", "variant=x' OR '1'='1", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["strategies"] == []
+    bad = runner.invoke(app, ["analyze", res.uri, "--where", "nosuch=1"])
+    assert bad.exit_code == 2 and "unknown column" in bad.output
+
+
+def test_analyze_of_a_folder_that_is_not_a_run_is_a_usage_error(tmp_path):
+    res = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert res.exit_code == 2 and "not a polsim run" in res.output
