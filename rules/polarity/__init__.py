@@ -1,0 +1,33 @@
+"""Polarity (Douglas Seaton, 1986): the magnetic dexterity game, on the ``sim`` core.
+
+Modules, one job each:
+- ``model``: ``PolarityRules`` (every knob of RULES.md R1-R19) and the TOML variants;
+- ``state``: stacks, captured towers, pending fault groups; seats and colours;
+- ``resolve``: pure fault resolution of one physics ``Episode`` (R6-R12, R14-R15);
+- ``view``: what a strategy sees and the actions it may answer;
+- ``strategies``: the scripted strategies and their parameter models;
+- ``engine``: one full game (setup, turns, sudden ends, scoring);
+- ``records``: the ``games``/``turns`` Arrow tables and ``play_batch``;
+- ``physics``: the only door to ``sim``.
+
+Importing this package registers the game ``polarity``.
+"""
+
+from rules.base import GameDef, register_game
+from rules.polarity.model import PolarityRules, load_variants
+from rules.polarity.physics import physics_version
+from rules.polarity.records import play_batch
+from rules.polarity.strategies import STRATEGIES
+
+GAME = register_game(
+    GameDef(
+        name="polarity",
+        description="Polarity: float magnetic discs as leaners off your own foundations; faults feed your opponent's towers",
+        rules_model=PolarityRules,
+        variants=load_variants,
+        strategies=STRATEGIES,
+        play_batch=play_batch,
+        physics_version=physics_version,
+        default_variant="standard",
+    )
+)

@@ -1,0 +1,379 @@
+"""One full game of Polarity: setup, turns, sudden ends, scoring.
+
+``Game(spec, core).play()`` plays the game described by a ``GameSpec`` on the
+magnetic core ``core`` (the ``sim`` episodes, see ``physics.core()``) and
+returns ``(game_row, turn_rows)`` as plain dicts (columns in ``records``).
+
+Steps of a game:
+1. R1 red orientation from the ``red`` stream; the red disc on the centre dot.
+2. R3 White lays its foundations, then Black; a placement that makes any disc
+   react is taken back (the world copy is dropped) and chosen again; after
+   ``setup_retries`` the engine draws random legal spots from ``setup``.
+3. Turns alternate from White until an end: each turn first captures the
+   fault groups waiting for this seat (R10-R11), then places a leaner with up
+   to ``max_attempts`` tries (R4-R5) or converts one (R7). Every episode is
+   resolved by ``resolve.resolve`` (R6, R8-R9, R12) and checked for sudden
+   ends (R14-R17) in that order of precedence.
+4. R18 scores: tower discs minus stack; a sudden end makes the mover lose.
+
+Randomness: decisions from ``seat0``/``seat1``, hand noise from
+``hand0``/``hand1``, the red flip from ``red``, fallback setup spots from
+``setup``; the physics itself is deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rules.base import GameSpec
+from rules.seeds import stream
+from rules.polarity.physics import core, geometry, physics_params, physics_version
+from rules.polarity.resolve import Resolution, pairs, resolve
+from rules.polarity.state import Table, Tower, colour
+from rules.polarity.strategies import STRATEGIES
+from rules.polarity.view import Convert, Place, View
+
+DEG = math.pi / 180
+MM = 1e-3
+
+
+class PhysicsError(RuntimeError):
+    """The core returned NaN or runaway energy."""
+
+
+class GameOver(Exception):
+    def __init__(self, reason: str, loser: int | None = None, cause: str = ""):
+        super().__init__(reason)
+        self.reason, self.loser, self.cause = reason, loser, cause
+
+
+def noisy_place(place: Place, host_xy, hand: np.random.Generator, p) -> tuple[float, float, float]:
+    """The intent after hand noise: (azimuth, base_distance, tilt). Draws four normals."""
+    dx, dy, daz, dtilt = hand.normal(size=4)
+    bx = host_xy[0] + place.base_distance * math.cos(place.azimuth) + dx * p.noise_mm * MM
+    by = host_xy[1] + place.base_distance * math.sin(place.azimuth) + dy * p.noise_mm * MM
+    az = math.atan2(by - host_xy[1], bx - host_xy[0]) + daz * p.noise_deg * DEG
+    dist = math.hypot(bx - host_xy[0], by - host_xy[1])
+    tilt = min(max(place.tilt + dtilt * p.noise_deg * DEG, 0.05), math.pi / 2 - 0.05)
+    return az % (2 * math.pi), dist, tilt
+
+
+def noisy_spot(x: float, y: float, hand: np.random.Generator, p) -> tuple[float, float]:
+    dx, dy = hand.normal(size=2)
+    return x + dx * p.noise_mm * MM, y + dy * p.noise_mm * MM
+
+
+class Game:
+    def __init__(self, spec: GameSpec, sim=None):
+        self.spec, self.rules = spec, spec.rules
+        self.sim = sim or core()
+        self.params = physics_params(self.rules)
+        self.geo = geometry(self.params)
+        self.world = self.sim.World.new(self.params)
+        self.table = Table(stacks=[self.rules.stack_size] * 2)
+        self.players, self.pparams = [], []
+        for seat_spec in spec.seats:
+            sdef = STRATEGIES[seat_spec.name]
+            params = sdef.validate(seat_spec)
+            self.players.append(sdef.make(params))
+            self.pparams.append(params)
+        self.dec = [stream(spec.seed, "seat0"), stream(spec.seed, "seat1")]
+        self.hand = [stream(spec.seed, "hand0"), stream(spec.seed, "hand1")]
+        self.setup_rng = stream(spec.seed, "setup")
+        self.rows: list[dict] = []
+        self.turn = 0
+        self.counts = {k: [0, 0] for k in ("faults", "conversions", "captures", "placements", "gave_up", "attempts")}
+        self.steps, self.sim_time = 0, 0.0
+        self.red_up = 0
+        self.red_orientation = None
+        self.setup_turns = 2 * self.rules.foundations
+
+    # -- plumbing ---------------------------------------------------------
+    def view(self, seat: int) -> View:
+        return View(seat, self.world.bodies(), self.table, self.rules, self.geo, trial=self.trial_for(seat))
+
+    def episode(self, fn, *args):
+        """Run one episode on the live world; returns (before, before_contacts, episode)."""
+        before = {b.id: b for b in self.world.bodies()}
+        contacts = pairs(self.world.contacts())
+        ep = fn(self.world, *args)
+        self.steps += ep.steps
+        self.sim_time += ep.sim_time
+        if ep.status in ("nan", "energy"):
+            raise PhysicsError(f"physics reported {ep.status} after {ep.steps} steps")
+        if ep.status != "settled":
+            raise GameOver("step_budget", None, ep.status)
+        return before, contacts, ep
+
+    def resolve(self, ep, before, contacts, seat, expected, keep=frozenset()) -> Resolution:
+        return resolve(
+            ep, before, contacts, self.table, seat, expected,
+            self.rules.fault_move_diameters, self.rules.tower_steal, keep,
+        )
+
+    def trial_for(self, seat: int):
+        """Look-ahead: play a Place on a copy of the world with noise from the caller's rng."""
+
+        def trial(place: Place, rng: np.random.Generator, p) -> Resolution | None:
+            world = self.world.copy()
+            bodies = {b.id: b for b in world.bodies()}
+            host = bodies[place.host]
+            az, dist, tilt = noisy_place(place, (host.x, host.y), rng, p)
+            contacts = pairs(world.contacts())
+            ep = self.sim.place_leaner(world, self.sim.Intent(place.host, az, dist, tilt, colour(seat)))
+            if ep.status != "settled":
+                return None
+            return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
+                           self.rules.fault_move_diameters, self.rules.tower_steal)
+
+        return trial
+
+    def record(self, seat: int, phase: str, outcome: str, res: Resolution | None = None, **cols) -> None:
+        res = res or Resolution()
+        bodies = self.world.bodies()
+        row = {
+            "turn": self.turn, "player": seat, "phase": phase, "outcome": outcome,
+            "fault_kinds": ",".join(res.faults), "returned_to_stack": len(res.returned),
+            "fault_groups_made": len(res.groups), "red_touched": res.red_touched,
+            "discs_on_mat": sum(1 for b in bodies if not b.red and b.state.value != "out"),
+        }
+        for s in (0, 1):
+            row[f"stack_{s}"] = self.table.stacks[s]
+            row[f"towers_{s}"] = len(self.table.towers_of(s))
+            row[f"tower_discs_{s}"] = self.table.tower_discs(s, self.rules.single_disc_tower_scores)
+            row[f"score_{s}"] = self.table.score(s, self.rules.single_disc_tower_scores)
+        row.update(cols)
+        self.rows.append(row)
+        if res.faults:
+            self.counts["faults"][seat] += 1
+
+    def apply(self, seat: int, ep, res: Resolution) -> None:
+        """Move returned discs to the mover's stack, update towers, queue fault groups."""
+        on_mat = {b.id for b in self.world.bodies()}
+        gone = [i for i in res.returned if i in on_mat]
+        if gone:
+            self.world.remove(gone)
+        self.table.stacks[seat] += len(res.returned)
+        self.refresh_towers(ep, set(res.returned))
+        if self.rules.tower_steal:
+            taken = {i for g in res.groups for i in g.ids}
+            for t in self.table.towers:
+                t.ids = [i for i in t.ids if i not in taken]
+            self.table.towers = [t for t in self.table.towers if t.ids]
+        self.table.pending.extend(res.groups)
+
+    def refresh_towers(self, ep, removed: set[int]) -> None:
+        """Towers keep the discs still stacked together (the largest piece of each)."""
+        final = {b.id: b for b in ep.final}
+        for t in self.table.towers:
+            pieces: dict[int, list[int]] = {}
+            for i in t.ids:
+                if i in final and i not in removed and final[i].state.value != "out":
+                    key = final[i].tower if final[i].tower >= 0 else i
+                    pieces.setdefault(key, []).append(i)
+            best = max(pieces.values(), key=len, default=[])
+            t.ids = sorted(best, key=lambda i: final[i].z)
+        self.table.towers = [t for t in self.table.towers if t.ids]
+
+    def check_end(self, seat: int, res: Resolution, emptied: bool = False) -> None:
+        r = self.rules
+        if r.red_sudden_death and res.red_touched:
+            raise GameOver("red_touched", seat, "R14")
+        if r.red_moved_loses and res.red_moved:
+            raise GameOver("red_moved", seat, "R15")
+        stacks = self.table.stacks
+        if r.end_when == "stack_empty" and (emptied or 0 in stacks):
+            raise GameOver("stack_empty")
+        if r.end_when == "both_stacks_empty" and stacks == [0, 0]:
+            raise GameOver("stack_empty")
+        if r.no_colour_loses:
+            shown = {b.up for b in self.world.bodies() if not b.red and b.state.value != "out"}
+            lacking = [s for s in (0, 1) if colour(s) not in shown]
+            if lacking:
+                raise GameOver("no_colour_on_mat", seat if seat in lacking else lacking[0], "R16")
+
+    # -- setup (R1-R3) ----------------------------------------------------
+    def setup(self) -> None:
+        choice = self.rules.red_orientation
+        if choice == "random":
+            choice = "bar" if stream(self.spec.seed, "red").random() < 0.5 else "dot"
+        self.red_orientation = choice
+        self.red_up = 1 if choice == "bar" else -1
+        self.world.add_flat(0.0, 0.0, self.red_up, red=True)
+        for seat in (0, 1):
+            for _ in range(self.rules.foundations):
+                self.lay_foundation(seat)
+                self.turn += 1
+
+    def lay_foundation(self, seat: int) -> None:
+        view = self.view(seat)
+        player, p = self.players[seat], self.pparams[seat]
+        for attempt in range(self.rules.setup_retries + 200):
+            if attempt < self.rules.setup_retries:
+                x0, y0 = player.setup_spot(view, self.dec[seat])
+                x, y = noisy_spot(x0, y0, self.hand[seat], p)
+            else:
+                spots = view.sample_spots(self.setup_rng, 1)
+                if not spots:
+                    continue
+                (x0, y0), (x, y) = spots[0], spots[0]
+            if not view.legal_spot(x, y, margin=0.0):
+                continue
+            if self.try_lay(seat, x, y):
+                self.table.stacks[seat] -= 1
+                self.record(seat, "setup", "placed", x=x0, y=y0, x_noisy=x, y_noisy=y, attempts=attempt + 1)
+                return
+        raise PhysicsError("no setup spot without a reaction")
+
+    def try_lay(self, seat: int, x: float, y: float) -> bool:
+        """Lay a foundation on a copy; keep it only if no disc reacted (R3)."""
+        live = self.world
+        self.world = live.copy()
+        before, contacts, ep = self.episode(self.sim.lay_flat, x, y, colour(seat))
+        new = {b.id for b in ep.final} - before.keys()
+        res = self.resolve(ep, before, contacts, seat, new)
+        calm = not res.fault and not (set(ep.flipped) & new) and not res.returned
+        if not calm:
+            self.world = live
+        return calm
+
+    # -- a turn -----------------------------------------------------------
+    def play_turn(self, seat: int) -> None:
+        for group in [g for g in self.table.pending if g.captor == seat]:
+            self.table.pending.remove(group)
+            if self.capture(seat, group):
+                return
+        action = self.players[seat].act(self.view(seat), self.dec[seat])
+        if isinstance(action, Convert) and self.rules.allow_conversion:
+            self.convert(seat, action)
+        elif isinstance(action, Place):
+            self.place(seat, action)
+        else:
+            self.record(seat, "place", "no_move")
+
+    def capture(self, seat: int, group) -> bool:
+        """R10-R11: lift a fault group and place it as a tower; True if the turn ended."""
+        bodies = {b.id: b for b in self.world.bodies()}
+        ids = [i for i in group.ids if i in bodies and bodies[i].state.value != "out"]
+        if not ids:
+            return False
+        stacks = {bodies[i].tower for i in ids}
+        in_place = all(bodies[i].up == colour(seat) for i in ids) and (
+            (len(ids) == 1 and bodies[ids[0]].state.value == "flat")
+            or (len(stacks) == 1 and -1 not in stacks and all(bodies[i].state.value == "stacked" for i in ids))
+        )
+        self.take_from_towers(ids)
+        if in_place:
+            self.table.towers.append(Tower(seat, sorted(ids, key=lambda i: bodies[i].z)))
+            self.counts["captures"][seat] += len(ids)
+            self.record(seat, "capture", "captured", captured_discs=len(ids), host=-1)
+            return False
+        x0, y0 = self.players[seat].capture_spot(self.view(seat), group, self.dec[seat])
+        x, y = noisy_spot(x0, y0, self.hand[seat], self.pparams[seat])
+        before, contacts, ep = self.episode(self.sim.place_tower, ids, x, y, colour(seat))
+        final = {b.id: b for b in ep.final}
+        pieces: dict[int, list[int]] = {}
+        for i in ids:
+            if i in final and final[i].state.value in ("stacked", "flat"):
+                pieces.setdefault(final[i].tower if final[i].tower >= 0 else i, []).append(i)
+        tower = max(pieces.values(), key=len, default=[])
+        res = self.resolve(ep, before, contacts, seat, set(ids), keep=set(tower))
+        tower = [i for i in tower if i not in res.returned]
+        if tower:
+            self.table.towers.append(Tower(seat, sorted(tower, key=lambda i: final[i].z)))
+        self.apply(seat, ep, res)
+        self.counts["captures"][seat] += len(tower)
+        self.record(seat, "capture", "fault" if res.fault else "captured", res,
+                    captured_discs=len(tower), x=x0, y=y0, x_noisy=x, y_noisy=y, attempts=1)
+        self.check_end(seat, res)
+        return res.fault
+
+    def take_from_towers(self, ids) -> None:
+        """R11 with tower_steal: captured discs leave the towers they were in."""
+        for t in self.table.towers:
+            t.ids = [i for i in t.ids if i not in ids]
+        self.table.towers = [t for t in self.table.towers if t.ids]
+
+    def convert(self, seat: int, c: Convert) -> None:
+        """R7: push your leaner flat; it becomes a foundation and the turn ends."""
+        daz = self.hand[seat].normal() * self.pparams[seat].noise_deg * DEG
+        before, contacts, ep = self.episode(self.sim.push_flat, c.leaner, c.azimuth + daz)
+        res = self.resolve(ep, before, contacts, seat, {c.leaner})
+        self.apply(seat, ep, res)
+        flat = any(b.id == c.leaner and b.state.value == "flat" for b in ep.final)
+        self.counts["conversions"][seat] += int(flat)
+        self.record(seat, "convert", "converted" if flat else "convert_failed", res,
+                    host=c.leaner, azimuth=c.azimuth, azimuth_noisy=c.azimuth + daz, attempts=1)
+        self.check_end(seat, res)
+
+    def place(self, seat: int, place: Place) -> None:
+        """R4-R5: try up to ``max_attempts`` times to float a leaner off your host."""
+        p = self.pparams[seat]
+        intended = dict(host=place.host, azimuth=place.azimuth, base_distance=place.base_distance, tilt=place.tilt)
+        for attempt in range(1, self.rules.max_attempts + 1):
+            self.counts["attempts"][seat] += 1
+            host = next(b for b in self.world.bodies() if b.id == place.host)
+            az, dist, tilt = noisy_place(place, (host.x, host.y), self.hand[seat], p)
+            noisy = dict(azimuth_noisy=az, base_distance_noisy=dist, tilt_noisy=tilt)
+            before, contacts, ep = self.episode(
+                self.sim.place_leaner, self.sim.Intent(place.host, az, dist, tilt, colour(seat))
+            )
+            res = self.resolve(ep, before, contacts, seat, {ep.action})
+            if res.action == "flat" and not res.fault:
+                self.world.remove([ep.action])
+                continue
+            emptied = False
+            if res.action != "in_hand":
+                self.table.stacks[seat] -= 1
+                emptied = self.table.stacks[seat] == 0
+            self.apply(seat, ep, res)
+            placed = res.action == "placed" and not res.fault
+            self.counts["placements"][seat] += int(placed)
+            self.record(seat, "place", "placed" if placed else "fault", res, attempts=attempt, **intended, **noisy)
+            self.check_end(seat, res, emptied)
+            return
+        self.counts["gave_up"][seat] += 1
+        self.record(seat, "place", "gave_up", attempts=self.rules.max_attempts, **intended, **noisy)
+
+    # -- the whole game ---------------------------------------------------
+    def play(self) -> tuple[dict, list[dict]]:
+        over = None
+        try:
+            self.setup()
+            seat = 0
+            while True:
+                if self.turn - self.setup_turns >= self.rules.max_turns:
+                    raise GameOver("turn_limit")
+                if self.table.stacks[seat] > 0:
+                    self.play_turn(seat)
+                    self.turn += 1
+                seat = 1 - seat
+        except GameOver as end:
+            over = end
+        return self.game_row(over), self.rows
+
+    def game_row(self, over: GameOver) -> dict:
+        single = self.rules.single_disc_tower_scores
+        scores = [self.table.score(s, single) for s in (0, 1)]
+        if over.loser is not None:
+            winner = 1 - over.loser
+        elif over.reason == "step_budget":
+            winner = None
+        else:
+            winner = -1 if scores[0] == scores[1] else int(scores[1] > scores[0])
+        row = {
+            "winner": winner, "score_0": scores[0], "score_1": scores[1],
+            "end_reason": over.reason, "n_turns": self.turn, "status": "ok", "error": None,
+            "loser": over.loser, "loser_cause": over.cause or None,
+            "red_orientation": self.red_orientation, "physics_version": physics_version(),
+            "attempts_total": sum(self.counts["attempts"]), "physics_steps": self.steps, "sim_time": self.sim_time,
+        }
+        for s in (0, 1):
+            row[f"stack_{s}"] = self.table.stacks[s]
+            row[f"towers_{s}"] = len(self.table.towers_of(s))
+            row[f"tower_discs_{s}"] = self.table.tower_discs(s, single)
+            for k, v in self.counts.items():
+                row[f"{k}_{s}"] = v[s]
+        return row

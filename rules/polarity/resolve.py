@@ -1,0 +1,184 @@
+"""Fault resolution: pure functions from one physics ``Episode`` to rule events.
+
+Nothing here touches the world. The inputs are the bodies before the episode
+(``before``: id -> ``BodyInfo``), the disc pairs touching before it, the
+episode, who moved and what the move was; the output is a ``Resolution``:
+
+- ``faults``: the R6 reaction kinds seen, a subset of ``a``-``e``
+  (a new contact, b a leaner fell flat, c a disc snapped onto the held disc,
+  d a foundation or tower moved more than ``fault_move_diameters``,
+  e a disc left the circle);
+- ``red_touched`` (R14) and ``red_moved`` (R15);
+- ``returned``: discs that go to the mover's stack (R8 in hand, R9 out);
+- ``groups``: new fault groups for the opponent to capture (R10, R11, R12);
+- ``action``: what became of the action disc (``placed`` leaning, ``flat``
+  fell with no reaction so the hand retries (R5), ``fault``, ``in_hand``).
+
+``expected`` names the bodies whose motion *is* the move (the action disc,
+the leaner being converted, the discs of a tower being placed): their own
+motion is not a reaction, and contacts among them are not new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from sim.api import BodyInfo, BodyState, Episode
+
+from rules.polarity.state import FaultGroup, Table, colour
+
+Pair = frozenset
+
+MOUNTED = (BodyState.FLAT, BodyState.STACKED)
+LEANERS = (BodyState.LEANING, BodyState.RESTING)
+
+
+@dataclass
+class Resolution:
+    faults: list[str] = field(default_factory=list)
+    red_touched: bool = False
+    red_moved: bool = False
+    returned: list[int] = field(default_factory=list)
+    groups: list[FaultGroup] = field(default_factory=list)
+    action: str = ""
+
+    @property
+    def fault(self) -> bool:
+        return bool(self.faults) or self.red_touched or self.red_moved
+
+
+def pairs(contacts: Iterable[tuple[int, int]]) -> set[frozenset]:
+    return {Pair(c) for c in contacts if c[0] != c[1]}
+
+
+def new_contact_pairs(ep: Episode, before_contacts: set[frozenset], expected: set[int]) -> set[frozenset]:
+    """Pairs that came to touch during the episode, except those inside the move itself."""
+    seen = pairs(ep.new_contacts) | pairs(ep.final_contacts)
+    return {p for p in seen - before_contacts if not p <= expected}
+
+
+def fault_kinds(
+    ep: Episode,
+    before: dict[int, BodyInfo],
+    before_contacts: set[frozenset],
+    expected: set[int],
+    move_limit: float,
+) -> list[str]:
+    """The R6 reactions (a-e) in an episode."""
+    kinds = []
+    if new_contact_pairs(ep, before_contacts, expected):
+        kinds.append("a")
+    if any(i not in expected and i in before and before[i].state in LEANERS for i in ep.fallen):
+        kinds.append("b")
+    if ep.in_hand:
+        kinds.append("c")
+    if any(
+        d > move_limit and i not in expected and i in before and before[i].state in MOUNTED and not before[i].red
+        for i, d in ep.moved_diameters.items()
+    ):
+        kinds.append("d")
+    if any(i != ep.action and not (i in before and before[i].red) for i in ep.out_of_bounds):
+        kinds.append("e")
+    return kinds
+
+
+def components(ids: Iterable[int], links: Iterable[frozenset]) -> list[set[int]]:
+    """Connected components of the contact graph over ``ids`` (union-find)."""
+    parent = {i: i for i in ids}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for p in links:
+        a, b = tuple(p)
+        if a in parent and b in parent:
+            parent[find(a)] = find(b)
+    groups: dict[int, set[int]] = {}
+    for i in parent:
+        groups.setdefault(find(i), set()).add(i)
+    return sorted(groups.values(), key=min)
+
+
+def fault_groups(
+    ep: Episode,
+    before: dict[int, BodyInfo],
+    before_contacts: set[frozenset],
+    expected: set[int],
+    table: Table,
+    mover: int,
+    tower_steal: bool,
+    removed: set[int],
+    keep: set[int] = frozenset(),
+) -> list[FaultGroup]:
+    """R10-R12: groups snapped together on the mat, and flipped opponent leaners.
+
+    ``keep`` are discs the mover has just captured (a tower being placed): they
+    stay the mover's even if a fault touches them.
+    """
+    final = {b.id: b for b in ep.final if not b.red and b.id not in removed}
+    links = {p for p in pairs(ep.final_contacts) if p <= final.keys()}
+    new = new_contact_pairs(ep, before_contacts, expected) & links
+    new_nodes = {i for p in new for i in p}
+    captured = table.tower_ids()
+    groups = []
+    for comp in components(final, links):
+        if len(comp) < 2 or not comp & new_nodes:
+            continue
+        ids = comp - set(keep)
+        if not tower_steal:
+            ids -= captured
+        if ids:
+            groups.append(FaultGroup(captor=1 - mover, ids=tuple(sorted(ids))))
+    grouped = {i for g in groups for i in g.ids}
+    for i in sorted(set(ep.fallen) & set(ep.flipped)):
+        b0, b1 = before.get(i), final.get(i)
+        if b0 is None or b1 is None or i in grouped or b0.state not in LEANERS:
+            continue
+        if b0.up == colour(1 - mover) and b1.up == colour(mover):
+            groups.append(FaultGroup(captor=1 - mover, ids=(i,), flipped_leaner=True))
+    return groups
+
+
+def action_outcome(ep: Episode, faults: list[str]) -> str:
+    """What became of the action disc of a ``place_leaner`` episode."""
+    if ep.action in ep.in_hand or "c" in faults:
+        return "in_hand"
+    if faults:
+        return "fault"
+    state = next((b.state for b in ep.final if b.id == ep.action), BodyState.OUT)
+    return "placed" if state == BodyState.LEANING else "flat"
+
+
+def resolve(
+    ep: Episode,
+    before: dict[int, BodyInfo],
+    before_contacts: set[frozenset],
+    table: Table,
+    mover: int,
+    expected: set[int],
+    move_limit: float = 1.0,
+    tower_steal: bool = False,
+    keep: set[int] = frozenset(),
+) -> Resolution:
+    """Every rule event of one episode, for the move ``mover`` just made."""
+    faults = fault_kinds(ep, before, before_contacts, expected, move_limit)
+    res = Resolution(
+        faults=faults,
+        red_touched=bool(ep.red_contacts),
+        red_moved=ep.red_displacement > 1.0,
+    )
+    if ep.action >= 0:
+        res.action = action_outcome(ep, faults)
+    in_hand = set(ep.in_hand) | ({ep.action} if res.action == "in_hand" else set())
+    out = set(ep.out_of_bounds) - ({ep.action} if res.action == "flat" else set())
+    red = {i for i, b in before.items() if b.red}
+    res.returned = sorted((in_hand | out) - red)
+    if res.fault:
+        res.groups = fault_groups(
+            ep, before, before_contacts, expected, table, mover, tower_steal, set(res.returned), keep
+        )
+    return res

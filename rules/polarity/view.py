@@ -1,0 +1,126 @@
+"""What a strategy sees and what it may answer.
+
+A ``View`` is the table as seen by the seat to move: the bodies on the mat
+(``sim.api.BodyInfo``, metres), the bookkeeping ``Table``, the rules and the
+``Geometry``; ``trial`` (set by the engine) plays one action on a *copy* of
+the world and returns its ``Resolution`` (look-ahead only). Answers:
+
+- setup and capture: a spot ``(x, y)`` on the mat;
+- a turn: ``Place`` (an intent for a leaner on one of your hosts) or
+  ``Convert`` (push one of your leaners flat, R7), or ``None`` (no move).
+
+Helpers give the quantities strategies reason with: your hosts (R4: flat
+discs showing your colour and towers you control), your leaners, where a
+leaner would stand, and the clearance from a point to other magnets.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from sim.api import BodyInfo, BodyState
+
+from rules.polarity.physics import Geometry
+from rules.polarity.state import Table, colour
+
+
+@dataclass(frozen=True)
+class Place:
+    host: int
+    azimuth: float
+    base_distance: float
+    tilt: float
+
+
+@dataclass(frozen=True)
+class Convert:
+    leaner: int
+    azimuth: float
+
+
+Action = Place | Convert | None
+
+
+@dataclass
+class View:
+    seat: int
+    bodies: list[BodyInfo]
+    table: Table
+    rules: object
+    geo: Geometry
+    trial: Callable[..., object] | None = field(default=None, repr=False)
+
+    @property
+    def up(self) -> int:
+        return colour(self.seat)
+
+    def by_id(self) -> dict[int, BodyInfo]:
+        return {b.id: b for b in self.bodies}
+
+    def discs(self) -> list[BodyInfo]:
+        return [b for b in self.bodies if not b.red and b.state != BodyState.OUT]
+
+    def red(self) -> BodyInfo | None:
+        return next((b for b in self.bodies if b.red), None)
+
+    def hosts(self, seat: int | None = None) -> list[BodyInfo]:
+        """R4: flat discs showing the seat's colour, and the bottoms of its towers."""
+        seat = self.seat if seat is None else seat
+        in_towers = self.table.tower_ids()
+        pending = {i for g in self.table.pending for i in g.ids}
+        found = [
+            b
+            for b in self.discs()
+            if b.state == BodyState.FLAT and b.up == colour(seat) and b.id not in in_towers | pending
+        ]
+        by_id = self.by_id()
+        for t in self.table.towers_of(seat):
+            bottom = by_id.get(t.ids[0])
+            if bottom is not None:
+                found.append(bottom)
+        return found
+
+    def leaners(self, seat: int | None = None) -> list[BodyInfo]:
+        seat = self.seat if seat is None else seat
+        return [b for b in self.discs() if b.state == BodyState.LEANING and b.up == colour(seat)]
+
+    def foundations(self, seat: int | None = None) -> int:
+        return len([h for h in self.hosts(seat) if self.table.tower_of(h.id) is None])
+
+    def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
+        """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""
+        ux, uy = math.cos(azimuth), math.sin(azimuth)
+        centre = base_distance - self.geo.disc_radius * math.cos(tilt)
+        return (host.x + base_distance * ux, host.y + base_distance * uy), (host.x + centre * ux, host.y + centre * uy)
+
+    def clearance(self, points, skip: set[int] = frozenset(), red_weight: float = 1.0) -> float:
+        """Smallest gap (metres) from any of ``points`` to a magnet's rim, red gaps divided by ``red_weight``."""
+        best = math.inf
+        for b in self.bodies:
+            if b.id in skip or b.state == BodyState.OUT:
+                continue
+            for px, py in points:
+                gap = math.hypot(px - b.x, py - b.y) - self.geo.disc_radius
+                best = min(best, gap / red_weight if b.red else gap)
+        return best
+
+    def rim_gap(self, x: float, y: float, red_weight: float = 1.0) -> float:
+        """Gap from a flat disc laid at (x, y) to the nearest other disc's rim."""
+        return self.clearance([(x, y)], red_weight=red_weight) - self.geo.disc_radius
+
+    def legal_spot(self, x: float, y: float, margin: float = 0.001) -> bool:
+        """R3: inside the circle and touching no disc (with a small margin)."""
+        inside = math.hypot(x, y) <= self.geo.circle_radius - self.geo.disc_radius
+        return inside and self.rim_gap(x, y) > margin
+
+    def sample_spots(self, rng: np.random.Generator, n: int) -> list[tuple[float, float]]:
+        """Up to ``n`` legal spots drawn uniformly over the circle."""
+        r_max = self.geo.circle_radius - self.geo.disc_radius
+        r = r_max * np.sqrt(rng.random(n))
+        th = rng.random(n) * 2 * math.pi
+        spots = [(float(a * math.cos(t)), float(a * math.sin(t))) for a, t in zip(r, th)]
+        return [s for s in spots if self.legal_spot(*s)]
