@@ -1,0 +1,28 @@
+"""Polar (Dieter Stein): a grid placement game, RULES.md P1-P7.
+
+Modules, from the bottom up: ``rng`` (per-seat streams), ``core`` (the board
+array and its kernels: legality, placing, scoring), ``policies`` (random and
+greedy moves, openings), ``mcts`` (UCT search), ``engine`` (game and batch
+loops), ``batch`` (``play_batch``: specs in, Arrow tables out), ``model``
+(rules knobs and variants), ``strategies`` (parameter models), ``position``
+(a small Python ``Board`` over the same kernels, for tests and notebooks).
+"""
+
+from __future__ import annotations
+
+from rules.base import GameDef, register_game
+from rules.polar.batch import play_batch
+from rules.polar.model import PolarRules, variants
+from rules.polar.strategies import STRATEGIES
+
+GAME = register_game(
+    GameDef(
+        name="polar",
+        description="Polar (Dieter Stein): place stones; no group of more than two sections",
+        rules_model=PolarRules,
+        variants=variants,
+        strategies=STRATEGIES,
+        play_batch=play_batch,
+        default_variant="polar-9",
+    )
+)

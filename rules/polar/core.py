@@ -1,0 +1,332 @@
+"""The Polar board as one flat int32 array, and the kernels that read and change it.
+
+A position of a board with ``n = size * size`` points (point ``p`` is at
+``x = p % size``, ``y = p // size``) is one ``int32[6 * n + N_META]`` array
+``st`` so that a search can copy it with one slice assignment:
+
+==============  =========================================================
+``st[0:n]``     colour on each point: ``EMPTY`` (-1), ``BLACK`` (0), ``WHITE`` (1)
+``st[n:2n]``    union-find parent of each stone; a group is a tree, its root
+                a stone of the group (stones are never removed, so groups
+                only merge)
+``st[2n:3n]``   at a group root: black stones in the group
+``st[3n:4n]``   at a group root: white stones in the group
+``st[4n:5n]``   the empty points, first ``st[6n + M_EMPTIES]`` entries valid
+                (order is arbitrary and changes as points are sampled)
+``st[5n:6n]``   where each empty point sits in that list (-1 when occupied)
+``st[6n:]``     meta: see the ``M_*`` offsets
+==============  =========================================================
+
+Why counts are enough (P4): a group never holds two sections of one colour,
+because two same-coloured sections can only be joined through stones of the
+other colour, which would make a third section. So a group is one section
+(one count is zero) or exactly one black and one white section, and the
+sizes of its sections are its two counts.
+
+Legality of colour ``c`` at ``p``: the new group is ``p`` plus every group
+next to it; the sections of those groups stay separate unless they have
+colour ``c`` and touch ``p``. Hence sections after the move =
+``1 + sum(sections of each neighbouring group) - (neighbouring groups whose
+c-section touches p)``, a legal move has at most 2. That needs only the up to
+four neighbours and their roots: O(neighbours).
+
+Scores (P6) are kept incrementally in meta (integers, points of each colour):
+a move subtracts the old scores of the groups it merges and adds the score of
+the merged group. ``score_n`` modes: ``MODE_MAJORITY`` (n = larger section),
+``MODE_GROUP`` (n = whole group), ``MODE_DIFFERENCE`` (larger - smaller).
+
+``nbr`` is the ``int32[n, 4]`` table of orthogonal neighbours, -1 padded.
+``tmp`` is an ``int32[8]`` scratch: ``tmp[0:4]`` distinct neighbouring
+roots, ``tmp[4:8]`` 1 where that root's group touches ``p`` with colour ``c``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+EMPTY = -1
+BLACK = 0
+WHITE = 1
+
+MODE_MAJORITY = 0
+MODE_GROUP = 1
+MODE_DIFFERENCE = 2
+SCORE_MODES = {"majority": MODE_MAJORITY, "group": MODE_GROUP, "difference": MODE_DIFFERENCE}
+
+M_EMPTIES = 0  # number of empty points
+M_SCORE_B = 1  # black's running score
+M_SCORE_W = 2  # white's running score
+M_TO_MOVE = 3  # colour to move
+M_PASSES = 4  # passes in a row (2 ends the game)
+M_MODE = 5  # score_n mode
+N_META = 6
+
+
+@njit(cache=True)
+def neighbour_table(size):
+    """``int32[size*size, 4]`` orthogonal neighbours of each point, -1 padded."""
+    n = size * size
+    nbr = np.full((n, 4), -1, np.int32)
+    for p in range(n):
+        x, y, k = p % size, p // size, 0
+        if x > 0:
+            nbr[p, k] = p - 1
+            k += 1
+        if x < size - 1:
+            nbr[p, k] = p + 1
+            k += 1
+        if y > 0:
+            nbr[p, k] = p - size
+            k += 1
+        if y < size - 1:
+            nbr[p, k] = p + size
+    return nbr
+
+
+@njit(cache=True)
+def n_points(st):
+    return (st.shape[0] - N_META) // 6
+
+
+@njit(cache=True)
+def new_state(n, mode):
+    """An empty board of ``n`` points, black to move."""
+    st = np.zeros(6 * n + N_META, np.int32)
+    reset_state(st, mode)
+    return st
+
+
+@njit(cache=True)
+def reset_state(st, mode):
+    n = n_points(st)
+    for p in range(n):
+        st[p] = EMPTY
+        st[n + p] = p
+        st[2 * n + p] = 0
+        st[3 * n + p] = 0
+        st[4 * n + p] = p
+        st[5 * n + p] = p
+    m = 6 * n
+    st[m + M_EMPTIES] = n
+    st[m + M_SCORE_B] = 0
+    st[m + M_SCORE_W] = 0
+    st[m + M_TO_MOVE] = BLACK
+    st[m + M_PASSES] = 0
+    st[m + M_MODE] = mode
+
+
+@njit(cache=True)
+def find(st, n, p):
+    """Root of the group of stone ``p`` (path halving)."""
+    while st[n + p] != p:
+        up = st[n + st[n + p]]
+        st[n + p] = up
+        p = up
+    return p
+
+
+@njit(cache=True)
+def triangular(k):
+    return k * (k + 1) // 2
+
+
+@njit(cache=True)
+def group_score(b, w, mode):
+    """(black points, white points) a group of b black and w white stones scores."""
+    if b == 0 or w == 0 or b == w:
+        return 0, 0
+    if mode == MODE_GROUP:
+        k = b + w
+    elif mode == MODE_DIFFERENCE:
+        k = abs(b - w)
+    else:
+        k = max(b, w)
+    if b > w:
+        return triangular(k), 0
+    return 0, triangular(k)
+
+
+@njit(cache=True)
+def neighbour_groups(st, n, nbr, p, c, tmp):
+    """Fill ``tmp`` with the distinct groups next to ``p``; return (count, sections after c at p)."""
+    k = 0
+    for d in range(4):
+        q = nbr[p, d]
+        if q < 0:
+            break
+        col = st[q]
+        if col == EMPTY:
+            continue
+        r = find(st, n, q)
+        j = 0
+        while j < k and tmp[j] != r:
+            j += 1
+        if j == k:
+            tmp[k] = r
+            tmp[4 + k] = 0
+            k += 1
+        if col == c:
+            tmp[4 + j] = 1
+    sections = 1
+    for j in range(k):
+        r = tmp[j]
+        sections += (st[2 * n + r] > 0) + (st[3 * n + r] > 0) - tmp[4 + j]
+    return k, sections
+
+
+@njit(cache=True)
+def is_legal(st, n, nbr, p, c, tmp):
+    """P4: may colour ``c`` play on empty point ``p``?"""
+    _, sections = neighbour_groups(st, n, nbr, p, c, tmp)
+    return sections <= 2
+
+
+@njit(cache=True)
+def merged_counts(st, n, c, k, tmp):
+    """(black, white, old black score, old white score) of the group c at p would make."""
+    b = 1 if c == BLACK else 0
+    w = 1 - b
+    mode = st[6 * n + M_MODE]
+    old_b = 0
+    old_w = 0
+    for j in range(k):
+        r = tmp[j]
+        gb, gw = st[2 * n + r], st[3 * n + r]
+        sb, sw = group_score(gb, gw, mode)
+        old_b += sb
+        old_w += sw
+        b += gb
+        w += gw
+    return b, w, old_b, old_w
+
+
+@njit(cache=True)
+def score_change(st, n, nbr, p, c, tmp):
+    """(legal, change of black's score, change of white's score) if c plays at p."""
+    k, sections = neighbour_groups(st, n, nbr, p, c, tmp)
+    if sections > 2:
+        return False, 0, 0
+    b, w, old_b, old_w = merged_counts(st, n, c, k, tmp)
+    sb, sw = group_score(b, w, st[6 * n + M_MODE])
+    return True, sb - old_b, sw - old_w
+
+
+@njit(cache=True)
+def remove_empty(st, n, p):
+    m = 6 * n
+    i = st[5 * n + p]
+    last = st[m + M_EMPTIES] - 1
+    q = st[4 * n + last]
+    st[4 * n + i] = q
+    st[5 * n + q] = i
+    st[4 * n + last] = p
+    st[5 * n + p] = -1
+    st[m + M_EMPTIES] = last
+
+
+@njit(cache=True)
+def swap_empties(st, n, i, j):
+    """Exchange entries i and j of the empty-point list."""
+    p, q = st[4 * n + i], st[4 * n + j]
+    st[4 * n + i] = q
+    st[4 * n + j] = p
+    st[5 * n + q] = i
+    st[5 * n + p] = j
+
+
+@njit(cache=True)
+def place(st, n, nbr, p, c, tmp):
+    """Put a stone of colour c on empty p (legality is the caller's job); update scores.
+
+    Steps: find the neighbouring groups; take their scores off; hang every
+    root (and p) under the largest root; store the merged counts; add the
+    merged group's score; take p off the empty list.
+    """
+    m = 6 * n
+    k, _ = neighbour_groups(st, n, nbr, p, c, tmp)
+    b, w, old_b, old_w = merged_counts(st, n, c, k, tmp)
+    root = p
+    biggest = 0
+    for j in range(k):
+        r = tmp[j]
+        size = st[2 * n + r] + st[3 * n + r]
+        if size > biggest:
+            biggest = size
+            root = r
+    for j in range(k):
+        st[n + tmp[j]] = root
+    st[p] = c
+    st[n + p] = root
+    st[2 * n + root] = b
+    st[3 * n + root] = w
+    sb, sw = group_score(b, w, st[m + M_MODE])
+    st[m + M_SCORE_B] += sb - old_b
+    st[m + M_SCORE_W] += sw - old_w
+    remove_empty(st, n, p)
+
+
+@njit(cache=True)
+def play(st, n, nbr, p, tmp):
+    """The colour to move plays p, or passes when p < 0 (P3, P5)."""
+    m = 6 * n
+    c = st[m + M_TO_MOVE]
+    if p >= 0:
+        place(st, n, nbr, p, c, tmp)
+        st[m + M_PASSES] = 0
+    else:
+        st[m + M_PASSES] += 1
+    st[m + M_TO_MOVE] = 1 - c
+
+
+@njit(cache=True)
+def game_over(st, n):
+    """P5: both players had to pass in succession."""
+    return st[6 * n + M_PASSES] >= 2
+
+
+@njit(cache=True)
+def count_legal(st, n, nbr, c, tmp):
+    count = 0
+    for i in range(st[6 * n + M_EMPTIES]):
+        if is_legal(st, n, nbr, st[4 * n + i], c, tmp):
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def legal_moves(st, n, nbr, c, out, tmp):
+    """Write the legal points of colour c to ``out``; return how many."""
+    count = 0
+    for i in range(st[6 * n + M_EMPTIES]):
+        p = st[4 * n + i]
+        if is_legal(st, n, nbr, p, c, tmp):
+            out[count] = p
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def group_tally(st, n):
+    """(groups, scoring groups) on the board."""
+    groups = 0
+    scoring = 0
+    mode = st[6 * n + M_MODE]
+    for p in range(n):
+        if st[p] != EMPTY and st[n + p] == p:
+            groups += 1
+            sb, sw = group_score(st[2 * n + p], st[3 * n + p], mode)
+            if sb + sw > 0:
+                scoring += 1
+    return groups, scoring
+
+
+@njit(cache=True)
+def winner_colour(st, n):
+    """P7: BLACK, WHITE, or -1 for a draw."""
+    sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]
+    if sb > sw:
+        return BLACK
+    if sw > sb:
+        return WHITE
+    return -1

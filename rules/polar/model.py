@@ -1,0 +1,47 @@
+"""Polar's rules model (every knob of RULES.md P1-P7) and its named variants.
+
+Knobs: ``size`` (P1, odd side >= 5), ``swap`` (P2: the other seat chooses a
+colour; false = fixed colours, the proposer is Black), ``score_n`` (P6: the
+n of T(n) = n(n+1)/2 for a scoring group: ``majority`` = size of the larger
+section, ``group`` = size of the whole group, ``difference`` = larger minus
+smaller). The variants live in ``variants/polar.toml``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from functools import cache
+from importlib.resources import files
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from rules.base import RulesBase
+
+
+class PolarRules(RulesBase):
+    """The knobs of one Polar rule set."""
+
+    size: int = Field(9, ge=5, description="P1: side of the square board (odd)")
+    swap: bool = Field(True, description="P2: the non-proposer chooses a colour")
+    score_n: Literal["majority", "group", "difference"] = Field(
+        "majority", description="P6: n of T(n) for a scoring group"
+    )
+
+    @field_validator("size")
+    @classmethod
+    def _odd(cls, size: int) -> int:
+        if size % 2 == 0:
+            raise ValueError(f"board side must be odd, got {size}")
+        return size
+
+
+@cache
+def _variant_table() -> dict[str, dict]:
+    text = files("rules.polar").joinpath("variants/polar.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def variants() -> dict[str, PolarRules]:
+    """Named variants: polar-9, polar-11, polar-13, polar-9-noswap, polar-9-groupscore."""
+    return {name: PolarRules(**knobs) for name, knobs in _variant_table().items()}

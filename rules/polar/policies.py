@@ -1,0 +1,105 @@
+"""Move and opening choices of the strategies, as numba kernels.
+
+A seat's strategy is a ``kind`` code and a ``float64[N_PARAMS]`` parameter
+vector (see ``strategies.py`` for the pydantic side):
+
+==========  ===================================================================
+kind        params
+==========  ===================================================================
+RANDOM      none: uniform over legal moves, random opening and colour
+GREEDY      ``[EPSILON]``: best immediate score margin for itself, ties at random;
+            a random move with probability epsilon; random opening, chooses Black
+MCTS        ``[PLAYOUTS, C, PLAYOUT, PLAYOUT_EPS]``: UCT search (see ``mcts.py``)
+==========  ===================================================================
+
+Every draw comes from the seat's own stream ``rng`` (``rng.py``). ``cand``
+is an ``int32[n]`` scratch for candidate points, ``tmp`` the ``int32[8]``
+scratch of ``core.py``.
+
+Uniform random move without listing the legal moves: draw empty points
+without replacement (swapping tried ones to the end of the empty list) until
+one is legal; the first legal point of a uniform random order is uniform over
+the legal points, and when all fail there is no legal move (P5: pass).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from rules.polar.core import BLACK, M_EMPTIES, is_legal, score_change, swap_empties
+from rules.polar.rng import below, uniform
+
+RANDOM = 0
+GREEDY = 1
+MCTS = 2
+
+EPSILON = 0
+PLAYOUTS = 0
+C = 1
+PLAYOUT = 2
+PLAYOUT_EPS = 3
+N_PARAMS = 4
+
+PLAYOUT_RANDOM = 0
+PLAYOUT_GREEDY = 1
+
+
+@njit(cache=True)
+def random_move(st, n, nbr, c, rng, tmp):
+    """A uniform legal point for colour c, or -1 when there is none."""
+    untried = st[6 * n + M_EMPTIES]
+    while untried > 0:
+        i = below(rng, untried)
+        p = st[4 * n + i]
+        if is_legal(st, n, nbr, p, c, tmp):
+            return p
+        untried -= 1
+        swap_empties(st, n, i, untried)
+    return -1
+
+
+@njit(cache=True)
+def greedy_move(st, n, nbr, c, rng, tmp, cand, epsilon):
+    """The legal point with the best immediate margin for c (ties at random), or -1."""
+    if epsilon > 0.0 and uniform(rng) < epsilon:
+        return random_move(st, n, nbr, c, rng, tmp)
+    best = -(1 << 30)
+    ties = 0
+    for i in range(st[6 * n + M_EMPTIES]):
+        p = st[4 * n + i]
+        legal, db, dw = score_change(st, n, nbr, p, c, tmp)
+        if not legal:
+            continue
+        margin = db - dw if c == BLACK else dw - db
+        if margin > best:
+            best = margin
+            ties = 0
+        if margin == best:
+            cand[ties] = p
+            ties += 1
+    if ties == 0:
+        return -1
+    return cand[below(rng, ties)]
+
+
+@njit(cache=True)
+def random_opening(size, rng):
+    """(black point, white point): a uniform ordered pair of adjacent points (P2)."""
+    per_axis = size * (size - 1)
+    e = below(rng, 2 * per_axis)
+    if e < per_axis:
+        y, x = e // (size - 1), e % (size - 1)
+        a, b = y * size + x, y * size + x + 1
+    else:
+        e -= per_axis
+        y, x = e // size, e % size
+        a, b = y * size + x, (y + 1) * size + x
+    if uniform(rng) < 0.5:
+        return a, b
+    return b, a
+
+
+@njit(cache=True)
+def n_openings(size):
+    """Ordered adjacent pairs: the choices the proposer has."""
+    return 4 * size * (size - 1)

@@ -1,0 +1,81 @@
+"""Polar's strategies: pydantic parameter models and their numba codes.
+
+A ``StrategyDef.make(params)`` returns a ``SeatCode`` (kind code and a
+``float64[N_PARAMS]`` vector) that ``play_batch`` hands to the numba core;
+``policies.py`` and ``mcts.py`` are the kernels those codes select.
+
+- ``random``: uniform over legal moves; random opening and colour.
+- ``greedy``: the move with the best immediate score margin for itself, ties
+  at random; ``epsilon``: probability of a random move instead. Opening: a
+  random pair; as chooser it takes Black (the tempo).
+- ``mcts``: UCT with ``playouts`` iterations per decision, exploration ``c``,
+  ``playout`` policy ``random`` or ``greedy`` (epsilon-greedy with
+  ``playout_epsilon``). Opening: of 4 random pairs, the one whose searched
+  value for Black is nearest 1/2 (each searched with playouts/4); as chooser
+  the colour its search rates better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from pydantic import Field
+
+from rules.base import StrategyDef, StrategyParams
+from rules.polar import policies as pol
+
+
+@dataclass(frozen=True)
+class SeatCode:
+    """What the numba core needs to know of a seat's strategy."""
+
+    kind: int
+    params: tuple[float, ...]
+
+    def vector(self) -> np.ndarray:
+        out = np.zeros(pol.N_PARAMS, np.float64)
+        out[: len(self.params)] = self.params
+        return out
+
+
+class RandomParams(StrategyParams):
+    pass
+
+
+class GreedyParams(StrategyParams):
+    epsilon: float = Field(0.0, ge=0.0, le=1.0, description="probability of a random move")
+
+
+class MctsParams(StrategyParams):
+    playouts: int = Field(300, ge=1, le=100_000, description="search iterations per decision")
+    c: float = Field(0.7, ge=0.0, le=10.0, description="UCT exploration constant")
+    playout: Literal["random", "greedy"] = Field("random", description="playout policy")
+    playout_epsilon: float = Field(
+        0.2, ge=0.0, le=1.0, description="random-move probability in greedy playouts"
+    )
+
+
+def _make_random(_: RandomParams) -> SeatCode:
+    return SeatCode(pol.RANDOM, ())
+
+
+def _make_greedy(p: GreedyParams) -> SeatCode:
+    return SeatCode(pol.GREEDY, (p.epsilon,))
+
+
+def _make_mcts(p: MctsParams) -> SeatCode:
+    policy = pol.PLAYOUT_GREEDY if p.playout == "greedy" else pol.PLAYOUT_RANDOM
+    return SeatCode(pol.MCTS, (float(p.playouts), p.c, float(policy), p.playout_epsilon))
+
+
+STRATEGIES: dict[str, StrategyDef] = {
+    "random": StrategyDef("random", "uniform over legal moves", RandomParams, _make_random),
+    "greedy": StrategyDef(
+        "greedy", "best immediate score margin, ties at random", GreedyParams, _make_greedy
+    ),
+    "mcts": StrategyDef(
+        "mcts", "Monte Carlo tree search (UCT) with random playouts", MctsParams, _make_mcts
+    ),
+}
