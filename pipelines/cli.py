@@ -233,6 +233,15 @@ def strategies(game: Annotated[Optional[str], typer.Option("--game", "-g", help=
     print_tables({"strategies": rows}, fmt, out_console)
 
 
+def _register_more() -> None:
+    from pipelines.commands import register_all
+
+    register_all(app)
+
+
+_register_more()
+
+
 def main() -> None:
     app()
 
