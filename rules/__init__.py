@@ -1,3 +1,7 @@
 """Games on top of the cores. Importing this package registers every game."""
 
-from rules import polar as _polar  # noqa: F401  registers "polar"
+from sim.cachedir import configure as _configure_cache
+
+_configure_cache()
+
+from rules import polar as _polar  # noqa: E402,F401  registers "polar"
