@@ -29,6 +29,7 @@ import numpy as np
 
 from rules.base import GameSpec
 from rules.seeds import stream
+from rules.polarity.ends import red_orientation, sudden_end, winner
 from rules.polarity.physics import core, geometry, physics_params, physics_version
 from rules.polarity.resolve import Resolution, pairs, resolve
 from rules.polarity.state import Table, Tower, colour
@@ -178,29 +179,15 @@ class Game:
         self.table.towers = [t for t in self.table.towers if t.ids]
 
     def check_end(self, seat: int, res: Resolution, emptied: bool = False) -> None:
-        r = self.rules
-        if r.red_sudden_death and res.red_touched:
-            raise GameOver("red_touched", seat, "R14")
-        if r.red_moved_loses and res.red_moved:
-            raise GameOver("red_moved", seat, "R15")
-        stacks = self.table.stacks
-        if r.end_when == "stack_empty" and (emptied or 0 in stacks):
-            raise GameOver("stack_empty")
-        if r.end_when == "both_stacks_empty" and stacks == [0, 0]:
-            raise GameOver("stack_empty")
-        if r.no_colour_loses:
-            shown = {b.up for b in self.world.bodies() if not b.red and b.state.value != "out"}
-            lacking = [s for s in (0, 1) if colour(s) not in shown]
-            if lacking:
-                raise GameOver("no_colour_on_mat", seat if seat in lacking else lacking[0], "R16")
+        shown = {b.up for b in self.world.bodies() if not b.red and b.state.value != "out"}
+        end = sudden_end(self.rules, seat, res.red_touched, res.red_moved, self.table.stacks, emptied, shown)
+        if end:
+            raise GameOver(*end)
 
     # -- setup (R1-R3) ----------------------------------------------------
     def setup(self) -> None:
-        choice = self.rules.red_orientation
-        if choice == "random":
-            choice = "bar" if stream(self.spec.seed, "red").random() < 0.5 else "dot"
-        self.red_orientation = choice
-        self.red_up = 1 if choice == "bar" else -1
+        self.red_orientation = red_orientation(self.rules.red_orientation, stream(self.spec.seed, "red"))
+        self.red_up = 1 if self.red_orientation == "bar" else -1
         self.world.add_flat(0.0, 0.0, self.red_up, red=True)
         for seat in (0, 1):
             for _ in range(self.rules.foundations):
@@ -357,14 +344,8 @@ class Game:
     def game_row(self, over: GameOver) -> dict:
         single = self.rules.single_disc_tower_scores
         scores = [self.table.score(s, single) for s in (0, 1)]
-        if over.loser is not None:
-            winner = 1 - over.loser
-        elif over.reason == "step_budget":
-            winner = None
-        else:
-            winner = -1 if scores[0] == scores[1] else int(scores[1] > scores[0])
         row = {
-            "winner": winner, "score_0": scores[0], "score_1": scores[1],
+            "winner": winner(scores, over.loser, over.reason), "score_0": scores[0], "score_1": scores[1],
             "end_reason": over.reason, "n_turns": self.turn, "status": "ok", "error": None,
             "loser": over.loser, "loser_cause": over.cause or None,
             "red_orientation": self.red_orientation, "physics_version": physics_version(),

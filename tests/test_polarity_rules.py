@@ -1,0 +1,335 @@
+"""Polarity rules as pure functions of hand-made scenes (no physics run).
+
+Each test names the rule of RULES.md (R1-R19) or the source's edge case it checks.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from rules.base import StrategySpec, UsageError
+from rules.polarity import GAME
+from rules.polarity.ends import red_orientation, sudden_end, winner
+from rules.polarity.model import PolarityRules, load_variants
+from rules.polarity.physics import Geometry
+from rules.polarity.resolve import pairs, resolve
+from rules.polarity.scenes import B, W, disc, episode, moved
+from rules.polarity.state import FaultGroup, Table, Tower, colour
+from rules.polarity.view import View
+
+STD = PolarityRules()
+RED = disc(0, 0, 0, B, red=True)
+
+
+def run(before, ep, mover=0, expected=None, table=None, contacts=(), **kw):
+    table = table or Table(stacks=[20, 20])
+    expected = expected if expected is not None else ({ep.action} if ep.action >= 0 else set())
+    return resolve(ep, {b.id: b for b in before}, pairs(contacts), table, mover, expected, **kw)
+
+
+# --- model and variants ---------------------------------------------------
+
+def test_rules_model_defaults_follow_rules_md():
+    r = PolarityRules()
+    assert (r.red_orientation, r.foundations, r.setup_retries, r.max_attempts) == ("random", 5, 20, 10)
+    assert (r.fault_move_diameters, r.allow_conversion, r.tower_steal, r.single_disc_tower_scores) == (1.0, True, False, True)
+    assert (r.red_sudden_death, r.red_moved_loses, r.no_colour_loses, r.end_when) == (True, True, True, "stack_empty")
+    assert r.magnet_strength == 1.0
+
+
+def test_variants_hold_only_changed_knobs_and_validate():
+    v = load_variants()
+    assert {"standard", "no-red-death", "three-foundations", "seven-foundations", "tower-steal", "strong-magnets"} <= set(v)
+    assert v["standard"] == PolarityRules()
+    assert v["three-foundations"].foundations == 3 and v["seven-foundations"].foundations == 7
+    assert v["tower-steal"].tower_steal and not v["no-red-death"].red_sudden_death
+    assert v["strong-magnets"].magnet_strength > 1.0
+    assert v["strong-magnets"].model_dump(exclude={"magnet_strength"}) == PolarityRules().model_dump(exclude={"magnet_strength"})
+
+
+def test_set_overrides_reach_every_knob_from_strings():
+    base = GAME.variant("standard")
+    r = GAME.with_overrides(base, {"foundations": "3", "tower_steal": "true", "magnet_strength": "1.2"})
+    assert (r.foundations, r.tower_steal, r.magnet_strength) == (3, True, 1.2)
+    with pytest.raises(UsageError):
+        GAME.with_overrides(base, {"no_such_knob": "1"})
+    with pytest.raises(UsageError):
+        GAME.with_overrides(base, {"red_orientation": "sideways"})
+
+
+def test_every_strategy_is_registered_with_hand_noise_params():
+    assert {"random", "cautious", "aggressive", "converter", "capturer", "lookahead"} <= set(GAME.strategies)
+    for sdef in GAME.strategies.values():
+        assert {"noise_mm", "noise_deg"} <= set(sdef.params_model.model_fields)
+    p = GAME.strategy(StrategySpec.parse("cautious:noise_mm=1.5")).validate(StrategySpec.parse("cautious:noise_mm=1.5"))
+    assert p.noise_mm == 1.5
+    with pytest.raises(UsageError):
+        GAME.strategy(StrategySpec.parse("cautious:nois=1")).validate(StrategySpec.parse("cautious:nois=1"))
+
+
+# --- R1, R2 ---------------------------------------------------------------
+
+def test_r1_red_orientation_is_a_fair_coin_from_the_seed_unless_fixed():
+    draws = [red_orientation("random", np.random.default_rng(s)) for s in range(200)]
+    assert 60 < draws.count("bar") < 140 and set(draws) == {"bar", "dot"}
+    assert red_orientation("random", np.random.default_rng(5)) == red_orientation("random", np.random.default_rng(5))
+    assert red_orientation("dot", np.random.default_rng(0)) == "dot"
+
+
+def test_r2_seat_0_is_white_showing_south_and_seat_1_black():
+    assert colour(0) == W == -1 and colour(1) == B == 1
+
+
+# --- R3, R4 ---------------------------------------------------------------
+
+def view_of(bodies, seat=0, table=None):
+    return View(seat, bodies, table or Table(stacks=[20, 20]), STD, Geometry())
+
+
+def test_r3_setup_spot_must_be_inside_the_circle_and_touch_no_disc():
+    v = view_of([RED, disc(1, 60, 0, W)])
+    assert v.legal_spot(0.0, 0.1)
+    assert not v.legal_spot(0.0, 0.0)            # on the red disc
+    assert not v.legal_spot(0.060 + 0.031, 0.0)  # overlaps disc 1 (radius 16 mm)
+    assert v.legal_spot(0.060 + 0.034, 0.0)
+    assert not v.legal_spot(0.0, 0.220)          # past the circle's edge
+    spots = v.sample_spots(np.random.default_rng(0), 50)
+    assert spots and all(v.legal_spot(*s) for s in spots)
+
+
+def test_r4_hosts_are_own_colour_foundations_and_own_towers_only():
+    bodies = [RED, disc(1, 60, 0, W), disc(2, -60, 0, B), disc(3, 0, 60, W, "leaning"),
+              disc(4, 0, -60, W, "stacked", tower=4), disc(5, 0, -60, W, "stacked", tower=4, z_mm=9),
+              disc(6, 90, 90, W), disc(7, 90, 90, W, "stacked", tower=6)]
+    table = Table(stacks=[20, 20], towers=[Tower(0, [4, 5])], pending=[FaultGroup(1, (6, 7))])
+    white = {b.id for b in view_of(bodies, 0, table).hosts()}
+    assert white == {1, 4}  # not the leaner, not the opponent's, not a pending fault group
+    assert {b.id for b in view_of(bodies, 1, table).hosts()} == {2}
+
+
+# --- R5, R6 ---------------------------------------------------------------
+
+def test_r5_action_disc_falling_flat_with_no_reaction_is_a_retry():
+    before = [RED, disc(1, 60, 0, W)]
+    ep = episode(before + [disc(9, 90, 0, W)], action=9, fallen=[9])
+    res = run(before, ep)
+    assert res.action == "flat" and not res.fault and res.returned == []
+
+
+def test_r5_action_disc_leaning_with_no_reaction_is_placed():
+    before = [RED, disc(1, 60, 0, W)]
+    ep = episode(before + [disc(9, 71, 0, W, "leaning", leaning_on=1)], action=9)
+    res = run(before, ep)
+    assert res.action == "placed" and not res.fault
+
+
+def test_r6a_discs_coming_to_touch_at_any_instant_is_a_fault():
+    before = [RED, disc(1, 60, 0, W), disc(2, 100, 0, B)]
+    ep = episode(before + [disc(9, 71, 0, W, "leaning")], action=9, new_contacts=[(1, 2)])
+    res = run(before, ep)
+    assert res.faults == ["a"] and res.action == "fault"
+    assert res.groups == []  # they parted again: no fault group
+
+
+def test_r6a_contacts_that_already_existed_are_not_new():
+    a, b = disc(1, 60, 0, W, "stacked", tower=1), disc(2, 60, 0, W, "stacked", tower=1, z_mm=9)
+    before = [RED, a, b]
+    ep = episode(before + [disc(9, 80, 0, W, "leaning")], action=9, new_contacts=[(1, 2)], final_contacts=[(1, 2)])
+    assert not run(before, ep, contacts=[(1, 2)]).fault
+
+
+def test_r6a_action_disc_snapping_onto_its_host_is_a_fault_and_a_group():
+    before = [RED, disc(1, 60, 0, W)]
+    ep = episode(before + [disc(9, 60, 0, W, "stacked", tower=1, z_mm=9)], action=9,
+                 new_contacts=[(1, 9)], final_contacts=[(1, 9)])
+    res = run(before, ep, mover=0)
+    assert "a" in res.faults and res.action == "fault"
+    assert res.groups == [FaultGroup(captor=1, ids=(1, 9))]
+
+
+def test_r6b_a_placed_leaner_falling_flat_is_a_fault():
+    lean = disc(3, 0, 60, B, "leaning")
+    before = [RED, disc(1, 60, 0, W), lean]
+    ep = episode([RED, before[1], moved(lean, state="flat"), disc(9, 71, 0, W, "leaning")], action=9, fallen=[3])
+    assert run(before, ep).faults == ["b"]
+
+
+def test_r6c_disc_snapping_onto_held_action_disc_is_a_fault():
+    before = [RED, disc(1, 60, 0, W), disc(2, 80, 20, B)]
+    ep = episode([RED, before[1]], action=9, in_hand=[2, 9])
+    res = run(before, ep)
+    assert "c" in res.faults and res.action == "in_hand"
+
+
+@pytest.mark.parametrize("moved_by, limit, fault", [(0.5, 1.0, False), (1.2, 1.0, True), (0.5, 0.4, True)])
+def test_r6d_foundation_moving_more_than_fault_move_diameters_is_a_fault(moved_by, limit, fault):
+    f = disc(2, -60, 0, B)
+    before = [RED, disc(1, 60, 0, W), f]
+    ep = episode(before + [disc(9, 71, 0, W, "leaning")], action=9, moved_diameters={2: moved_by})
+    assert ("d" in run(before, ep, move_limit=limit).faults) is fault
+
+
+def test_r6e_disc_leaving_the_circle_is_a_fault():
+    before = [RED, disc(1, 60, 0, W), disc(2, 200, 0, B)]
+    ep = episode([RED, before[1], moved(before[2], x=0.230, state="out"), disc(9, 71, 0, W, "leaning")],
+                 action=9, out_of_bounds=[2])
+    assert run(before, ep).faults == ["e"]
+
+
+# --- R7 -------------------------------------------------------------------
+
+def test_r7_the_converted_leaner_falling_is_not_itself_a_reaction():
+    lean = disc(3, 80, 0, W, "leaning", leaning_on=1)
+    before = [RED, disc(1, 60, 0, W), lean]
+    ep = episode([RED, before[1], moved(lean, state="flat", x=0.085)], fallen=[3], moved_diameters={3: 0.3})
+    res = run(before, ep, expected={3})
+    assert res.faults == [] and res.groups == []
+
+
+def test_r7_other_reactions_during_a_conversion_are_faults_as_usual():
+    lean, other = disc(3, 80, 0, W, "leaning"), disc(4, 100, 30, B, "leaning")
+    before = [RED, disc(1, 60, 0, W), lean, other]
+    ep = episode([RED, before[1], moved(lean, state="flat"), moved(other, state="flat")], fallen=[3, 4])
+    assert run(before, ep, expected={3}).faults == ["b"]
+
+
+# --- R8, R9 ---------------------------------------------------------------
+
+def test_r8_discs_snapped_onto_the_held_disc_return_with_it_to_the_faulters_stack():
+    before = [RED, disc(1, 60, 0, W), disc(2, 80, 30, B), disc(4, -80, 0, B)]
+    ep = episode([RED, before[1], before[3]], action=9, in_hand=[2])
+    res = run(before, ep, mover=0)
+    assert res.returned == [2, 9] and res.action == "in_hand"
+
+
+def test_r9_discs_out_of_bounds_go_to_the_faulters_stack():
+    before = [RED, disc(1, 60, 0, W), disc(2, 200, 0, B)]
+    ep = episode([RED, before[1], moved(before[2], state="out"), disc(9, 71, 0, W, "leaning")],
+                 action=9, out_of_bounds=[2])
+    res = run(before, ep, mover=1)
+    assert res.returned == [2] and res.fault
+
+
+def test_edge_mixed_fault_in_hand_to_stack_and_mat_group_to_opponent():
+    """Common question: some discs snapped onto the held disc, others together on the mat."""
+    f1, f2, f3 = disc(1, 60, 0, W), disc(2, 95, 0, B), disc(3, 40, 60, B)
+    before = [RED, f1, f2, f3]
+    ep = episode([RED, f1, moved(f2, x=0.062, z=0.009, state="stacked", tower=1)], action=9, in_hand=[3],
+                 new_contacts=[(1, 2)], final_contacts=[(1, 2)])
+    res = run(before, ep, mover=0)
+    assert res.returned == [3, 9]
+    assert res.groups == [FaultGroup(captor=1, ids=(1, 2))]
+    assert set(res.faults) == {"a", "c"}
+
+
+# --- R10, R11, R12 --------------------------------------------------------
+
+def test_r10_discs_snapped_together_on_the_mat_form_a_group_for_the_opponent():
+    f1, f2 = disc(1, 60, 0, W), disc(2, 95, 0, B)
+    before = [RED, f1, f2, disc(5, -60, 0, B)]
+    ep = episode([RED, f1, moved(f2, x=0.062, state="stacked", tower=1), before[3], disc(9, 70, 30, B, "resting")],
+                 action=9, new_contacts=[(1, 2), (9, 1)], final_contacts=[(1, 2), (1, 9)])
+    res = run(before, ep, mover=1)
+    assert res.groups == [FaultGroup(captor=0, ids=(1, 2, 9))]
+
+
+@pytest.mark.parametrize("steal, ids", [(False, (7,)), (True, (4, 5, 7))])
+def test_r11_discs_joining_a_captured_tower_only_new_ones_captured_unless_tower_steal(steal, ids):
+    t1, t2 = disc(4, 60, 0, W, "stacked", tower=4), disc(5, 60, 0, W, "stacked", tower=4, z_mm=9)
+    loose = disc(7, 100, 0, B)
+    before = [RED, t1, t2, loose]
+    table = Table(stacks=[20, 20], towers=[Tower(0, [4, 5])])
+    ep = episode([RED, t1, t2, moved(loose, x=0.060, z=0.015, state="stacked", tower=4), disc(9, 0, 80, B, "leaning")],
+                 action=9, new_contacts=[(5, 7)], final_contacts=[(4, 5), (5, 7)])
+    res = run(before, ep, mover=1, table=table, contacts=[(4, 5)], tower_steal=steal)
+    assert res.groups == [FaultGroup(captor=0, ids=ids)]
+
+
+def test_r12_opponents_leaner_flipped_to_faulters_colour_is_captured_by_its_owner():
+    lean = disc(3, 0, 60, B, "leaning")  # Black's leaner; White faults
+    before = [RED, disc(1, 60, 0, W), lean]
+    ep = episode([RED, before[1], moved(lean, state="flat", up=W), disc(9, 71, 0, W, "leaning")],
+                 action=9, fallen=[3], flipped=[3])
+    res = run(before, ep, mover=0)
+    assert res.groups == [FaultGroup(captor=1, ids=(3,), flipped_leaner=True)]
+
+
+def test_r12_fallen_leaners_touching_nothing_stay_as_foundations_no_capture():
+    own, opp = disc(3, 0, 60, W, "leaning"), disc(4, 0, -60, B, "leaning")
+    before = [RED, disc(1, 60, 0, W), own, opp]
+    ep = episode([RED, before[1], moved(own, state="flat", up=B), moved(opp, state="flat"), disc(9, 71, 0, W, "leaning")],
+                 action=9, fallen=[3, 4], flipped=[3])
+    res = run(before, ep, mover=0)
+    assert res.fault and res.groups == []  # own leaner flipped to Black: Black's foundation now
+
+
+# --- R13, R18 -------------------------------------------------------------
+
+@pytest.mark.parametrize("single, expected", [(True, 3 + 1 - 4), (False, 3 - 4)])
+def test_r13_r18_score_is_tower_discs_minus_stack_with_single_disc_knob(single, expected):
+    t = Table(stacks=[4, 2], towers=[Tower(0, [1, 2, 3]), Tower(0, [8]), Tower(1, [5, 6])])
+    assert t.score(0, single) == expected
+    assert t.score(1, single) == 2 - 2
+
+
+def test_r13_towers_host_leaners_like_a_foundation():
+    """Common question: can I play a Leaner off a Tower? Yes, off your own."""
+    bodies = [RED, disc(4, 0, -60, B, "stacked", tower=4), disc(5, 0, -60, B, "stacked", tower=4, z_mm=9)]
+    table = Table(stacks=[20, 20], towers=[Tower(1, [4, 5])])
+    assert [h.id for h in view_of(bodies, 1, table).hosts()] == [4]
+    assert view_of(bodies, 0, table).hosts() == []
+
+
+def test_r18_higher_score_wins_equal_is_a_draw():
+    assert winner([3.0, 1.0], None, "stack_empty") == 0
+    assert winner([-2.0, 1.0], None, "stack_empty") == 1
+    assert winner([1.0, 1.0], None, "stack_empty") == -1
+    assert winner([9.0, 1.0], 0, "red_touched") == 1  # a sudden end beats the score
+    assert winner([1.0, 1.0], None, "step_budget") is None
+
+
+# --- R14-R17 --------------------------------------------------------------
+
+BOTH = {W, B}
+
+
+def test_r14_touching_the_red_disc_loses_at_once():
+    before = [RED, disc(1, 30, 0, W)]
+    ep = episode(before + [disc(9, 41, 0, W, "leaning")], action=9, red_contacts=[9], new_contacts=[(0, 9)])
+    res = run(before, ep)
+    assert res.red_touched
+    assert sudden_end(STD, 0, res.red_touched, res.red_moved, [10, 10], False, BOTH) == ("red_touched", 0, "R14")
+
+
+def test_r14_red_touch_overrides_every_other_end():
+    """Common question: touching red is not a fault, it is a loss that overrides all rules."""
+    assert sudden_end(STD, 1, True, True, [0, 3], True, set())[0:2] == ("red_touched", 1)
+
+
+def test_r14_off_in_no_red_death_variant():
+    rules = load_variants()["no-red-death"]
+    assert sudden_end(rules, 1, True, True, [5, 5], False, BOTH) is None
+
+
+def test_r15_red_moved_more_than_its_radius_loses():
+    before = [RED, disc(1, 30, 0, W)]
+    ep = episode(before, red_displacement=1.3)
+    res = run(before, ep)
+    assert res.red_moved and not run(before, episode(before, red_displacement=0.4)).red_moved
+    assert sudden_end(STD, 1, False, res.red_moved, [5, 5], False, BOTH) == ("red_moved", 1, "R15")
+
+
+def test_r16_a_player_with_no_colour_on_the_mat_loses():
+    assert sudden_end(STD, 0, False, False, [5, 5], False, {W}) == ("no_colour_on_mat", 1, "R16")
+    assert sudden_end(STD, 0, False, False, [5, 5], False, set())[1] == 0  # both: the mover caused it
+    assert sudden_end(STD.model_copy(update={"no_colour_loses": False}), 0, False, False, [5, 5], False, set()) is None
+
+
+def test_r17_an_emptied_stack_ends_the_game_even_if_refilled_in_the_same_resolution():
+    """Common question: playing my last disc ends the game at once, even mid-turn."""
+    assert sudden_end(STD, 0, False, False, [2, 5], True, BOTH) == ("stack_empty", None, "")
+    assert sudden_end(STD, 0, False, False, [0, 5], False, BOTH)[0] == "stack_empty"
+    both = STD.model_copy(update={"end_when": "both_stacks_empty"})
+    assert sudden_end(both, 0, False, False, [0, 5], True, BOTH) is None
+    assert sudden_end(both, 0, False, False, [0, 0], False, BOTH)[0] == "stack_empty"
