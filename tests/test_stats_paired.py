@@ -1,0 +1,174 @@
+"""Paired tests, Mann–Whitney, chi-square and Holm: hand values, and error
+rates on seeded simulated paired experiments (same seeds, conditions A/B)."""
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+from statsmodels.stats.multitest import multipletests
+
+from pipelines.stats.paired import (chi_square, holm, mann_whitney, mcnemar,
+                                    paired_score_difference, stuart_maxwell)
+
+LOSS, DRAW, WIN = 0, 1, 2
+N_NULL = 400
+ALPHA = 0.05
+# Largest false-positive rate a correct 5 % test shows in 400 runs, bar 1 in 1000.
+FPR_CEILING = binom.ppf(0.999, N_NULL, ALPHA) / N_NULL
+
+
+def _outcome(u, p_win, p_draw):
+    return np.where(u < p_win, WIN, np.where(u < p_win + p_draw, DRAW, LOSS))
+
+
+def paired_tables(seed, n_experiments, n_pairs, a_probs, b_probs, rho=0.5):
+    """[n_experiments, 3, 3] paired (loss, draw, win) tables. Each seed's
+    games under A and B share their random draw with probability rho."""
+    rng = np.random.default_rng(seed)
+    shape = (n_experiments, n_pairs)
+    u = rng.random(shape)
+    v = np.where(rng.random(shape) < rho, u, rng.random(shape))
+    a, b = _outcome(u, *a_probs), _outcome(v, *b_probs)
+    cell = np.arange(n_experiments)[:, None] * 9 + a * 3 + b
+    return np.bincount(cell.ravel(), minlength=n_experiments * 9).reshape(n_experiments, 3, 3)
+
+
+def win_tables(tables):
+    """Collapse (loss, draw, win) to (not win, win) on both axes -> [.., 2, 2]."""
+    t = np.stack([tables[:, :2].sum(1), tables[:, 2]], axis=1)
+    return np.stack([t[..., :2].sum(-1), t[..., 2]], axis=-1)
+
+
+BASE = (0.45, 0.10)  # win, draw probabilities under A
+SHIFTED = (0.50, 0.10)  # a 5-point win-rate shift under B (from losses)
+
+
+def test_mcnemar_exact_matches_the_binomial_hand_value_for_few_discordant_pairs():
+    res = mcnemar(np.array([[10, 3], [8, 20]]))
+    # 2 P(X <= 3), X ~ Bin(11, 1/2) = 2 (1 + 11 + 55 + 165) / 2048
+    assert res.method == "mcnemar-exact"
+    assert res.pvalue == pytest.approx(464 / 2048)
+
+
+def test_mcnemar_many_discordant_pairs_uses_continuity_corrected_chi_square():
+    res = mcnemar(np.array([[100, 30], [80, 200]]))
+    assert res.method == "mcnemar-chi2-cc"
+    assert res.statistic == pytest.approx((abs(30 - 80) - 1) ** 2 / 110)
+    assert res.effect == pytest.approx((80 - 30) / 410)
+
+
+def test_mcnemar_without_discordant_pairs_finds_nothing():
+    assert mcnemar(np.array([[40, 0], [0, 60]])).pvalue == 1.0
+
+
+def test_five_point_win_rate_shift_at_5000_paired_games_is_flagged():
+    tables = paired_tables(1, 50, 5000, BASE, SHIFTED)
+    mc = [mcnemar(t).pvalue for t in win_tables(tables)]
+    sd = [paired_score_difference(t)[0] for t in tables]
+    sm = [stuart_maxwell(t).pvalue for t in tables]
+    assert max(mc) < ALPHA and max(r.pvalue for r in sd) < ALPHA and max(sm) < ALPHA
+    assert all(r.effect > 0 for r in sd)  # B scores more
+
+
+def test_paired_tests_hold_their_false_positive_rate_when_nothing_changed():
+    tables = paired_tables(2, N_NULL, 5000, BASE, BASE)
+    fpr_mc = np.mean([mcnemar(t).pvalue < ALPHA for t in win_tables(tables)])
+    fpr_sd = np.mean([paired_score_difference(t)[0].pvalue < ALPHA for t in tables])
+    fpr_sm = np.mean([stuart_maxwell(t).pvalue < ALPHA for t in tables])
+    assert max(fpr_mc, fpr_sd, fpr_sm) <= FPR_CEILING
+
+
+def test_paired_score_difference_interval_covers_the_true_shift():
+    tables = paired_tables(3, 400, 2000, BASE, SHIFTED)
+    covered = np.mean([paired_score_difference(t)[1].contains(0.05) for t in tables])
+    assert covered >= 0.93
+
+
+def test_paired_score_difference_mean_is_the_hand_computed_score_change():
+    # rows: outcome under A (loss, draw, win); columns: under B
+    table = np.array([[10, 2, 4], [1, 5, 0], [0, 3, 20]])
+    res, ci = paired_score_difference(table)
+    d = (2 * 0.5 + 4 * 1 - 1 * 0.5 - 3 * 0.5) / 45
+    assert res.effect == pytest.approx(d) and ci.estimate == pytest.approx(d)
+
+
+def test_draws_turning_into_equal_wins_and_losses_move_the_mix_but_not_the_score():
+    tables = paired_tables(4, 200, 5000, (0.35, 0.30), (0.45, 0.10), rho=0.0)
+    sm_power = np.mean([stuart_maxwell(t).pvalue < ALPHA for t in tables])
+    score_rejections = np.mean([paired_score_difference(t)[0].pvalue < ALPHA for t in tables])
+    assert sm_power >= 0.95
+    assert score_rejections <= binom.ppf(0.999, 200, ALPHA) / 200
+
+
+def test_stuart_maxwell_on_two_categories_is_mcnemar_without_correction():
+    res = stuart_maxwell(np.array([[10, 5], [3, 20]]))
+    assert res.statistic == pytest.approx((5 - 3) ** 2 / 8) and res.df == 1
+
+
+def test_stuart_maxwell_drops_a_category_that_never_changes():
+    with_silent_draws = np.array([[10, 0, 5], [0, 20, 0], [3, 0, 7]])
+    assert stuart_maxwell(with_silent_draws) == stuart_maxwell(np.array([[10, 5], [3, 7]]))
+    assert stuart_maxwell(np.diag([3, 4, 5])).pvalue == 1.0
+
+
+def test_mann_whitney_effect_is_the_rank_biserial_of_all_pairs():
+    x, y = np.array([1.0, 2, 3, 4]), np.array([3.0, 4, 5, 6, 7])
+    res = mann_whitney(x, y)
+    wins = sum((a > b) + 0.5 * (a == b) for a in x for b in y)
+    assert res.statistic == pytest.approx(wins)
+    assert res.effect == pytest.approx(2 * wins / 20 - 1)
+    assert mann_whitney(y + 10, x).effect == 1.0
+
+
+def test_mann_whitney_flags_a_shift_in_game_length_and_not_an_identical_distribution():
+    rng = np.random.default_rng(5)
+    base = rng.poisson(60, size=800)
+    assert mann_whitney(rng.poisson(63, size=800), base).pvalue < 1e-3
+    nulls = [mann_whitney(rng.poisson(60, 200), rng.poisson(60, 200)).pvalue for _ in range(N_NULL)]
+    assert np.mean(np.array(nulls) < ALPHA) <= FPR_CEILING
+
+
+def test_chi_square_ignores_end_reasons_never_seen_under_any_condition():
+    seen = np.array([[120, 30, 50], [100, 60, 40]])
+    with_empty = np.insert(seen, 1, 0, axis=1)
+    full, min_expected = chi_square(with_empty)
+    assert full == chi_square(seen)[0]
+    assert full.df == 2 and full.pvalue < 0.01 and min_expected > 5
+
+
+def test_chi_square_of_a_single_observed_category_is_no_evidence():
+    res, _ = chi_square(np.array([[0, 40, 0], [0, 55, 0]]))
+    assert (res.statistic, res.pvalue) == (0.0, 1.0)
+
+
+def test_chi_square_matches_the_hand_statistic_without_correction():
+    t = np.array([[20, 30], [30, 20]])
+    res, _ = chi_square(t, correction=False)
+    assert res.statistic == pytest.approx(4 * 5**2 / 25)
+    assert res.effect == pytest.approx(np.sqrt(4.0 / 100))
+
+
+def test_holm_matches_hand_computed_step_down_values():
+    res = holm([0.01, 0.04, 0.03, 0.2])
+    # sorted: 0.01*4, 0.03*3, max(0.04*2, 0.09), 0.2*1
+    assert res.adjusted == pytest.approx([0.04, 0.09, 0.09, 0.2])
+    assert res.reject.tolist() == [True, False, False, False]
+
+
+def test_holm_matches_statsmodels_on_random_p_values():
+    p = np.random.default_rng(6).random(25) ** 3
+    reject, adjusted, _, _ = multipletests(p, alpha=0.1, method="holm")
+    res = holm(p, alpha=0.1)
+    assert res.adjusted == pytest.approx(adjusted) and (res.reject == reject).all()
+
+
+@pytest.mark.parametrize("bad", [[], [0.5, 1.2], [-0.1], [np.nan]])
+def test_holm_rejects_impossible_p_values(bad):
+    with pytest.raises(ValueError):
+        holm(bad)
+
+
+@pytest.mark.parametrize("table", [np.array([[1, 2], [3, -1]]), np.array([[1.5, 2], [3, 1]]),
+                                   np.zeros((2, 2), int), np.ones((3, 3), int)])
+def test_mcnemar_rejects_tables_that_are_not_2x2_counts(table):
+    with pytest.raises(ValueError):
+        mcnemar(table)
