@@ -30,7 +30,7 @@ import numpy as np
 from rules.base import GameSpec
 from rules.seeds import stream
 from rules.polarity.ends import red_orientation, sudden_end, winner
-from rules.polarity.physics import core, geometry, physics_params, physics_version
+from rules.polarity.physics import core, geometry, physics_version
 from rules.polarity.resolve import Resolution, pairs, resolve
 from rules.polarity.state import Table, Tower, colour
 from rules.polarity.strategies import STRATEGIES
@@ -70,7 +70,7 @@ class Game:
     def __init__(self, spec: GameSpec, sim=None):
         self.spec, self.rules = spec, spec.rules
         self.sim = sim or core()
-        self.params = physics_params(self.rules)
+        self.params = self.sim.params(self.rules)
         self.geo = geometry(self.params)
         self.world = self.sim.World.new(self.params)
         self.table = Table(stacks=[self.rules.stack_size] * 2)

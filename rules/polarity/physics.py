@@ -46,6 +46,7 @@ def physics_params(rules):
 
 
 def geometry(params) -> Geometry:
+    """The lengths strategies use, from the core's parameters (defaults when None)."""
     return Geometry()
 
 
@@ -55,6 +56,7 @@ class Core:
 
     World: object
     Intent: object
+    params: object  # rules -> the core's parameters
     lay_flat: object
     place_leaner: object
     push_flat: object
@@ -65,6 +67,6 @@ def core() -> Core:
     import sim
 
     return Core(
-        World=sim.World, Intent=api.Intent, lay_flat=sim.lay_flat,
+        World=sim.World, Intent=api.Intent, params=physics_params, lay_flat=sim.lay_flat,
         place_leaner=sim.place_leaner, push_flat=sim.push_flat, place_tower=sim.place_tower,
     )

@@ -1,0 +1,323 @@
+"""The game loop's rule order on scripted scenes.
+
+These tests drive ``engine.Game`` with a *scripted* core: a test double whose
+episodes are written by hand in each test (what the physics would report),
+so they check the engine's bookkeeping and rule order (R3, R5, R7, R10, R14,
+R17, R19 and the source's edge cases) exactly, independent of the physics
+calibration. Full games on the real core are in test_polarity_games.py.
+"""
+
+import copy
+from dataclasses import replace
+
+import pytest
+
+from rules.base import GameSpec, StrategySpec
+from rules.polarity.engine import Game, GameOver
+from rules.polarity.model import PolarityRules
+from rules.polarity.records import play_one
+from rules.polarity.scenes import B, W, disc, episode, moved
+from rules.polarity.state import FaultGroup, Tower
+from rules.polarity.view import Convert, Place
+from sim.api import Intent
+
+MM = 1e-3
+
+
+class ScriptedWorld:
+    def __init__(self):
+        self.b, self.c, self.next_id = {}, set(), 0
+
+    @classmethod
+    def new(cls, params):
+        return cls()
+
+    def add_flat(self, x, y, up, red=False):
+        i = self.next_id
+        self.next_id += 1
+        self.b[i] = disc(i, x / MM, y / MM, up, red=red)
+        return i
+
+    def remove(self, ids):
+        for i in ids:
+            self.b.pop(i, None)
+        self.c = {p for p in self.c if not set(p) & set(ids)}
+
+    def copy(self):
+        return copy.deepcopy(self)
+
+    def bodies(self):
+        return list(self.b.values())
+
+    def contacts(self):
+        return sorted(tuple(sorted(p)) for p in self.c)
+
+    def finish(self, final, **events):
+        self.b = {b.id: b for b in final}
+        self.c = {frozenset(p) for p in events.get("final_contacts", [])}
+        return episode(final, **events)
+
+
+class ScriptedCore:
+    """Episodes from a queue of hand-written functions ``(world, *args) -> Episode``."""
+
+    World, Intent = ScriptedWorld, Intent
+
+    def __init__(self, script=(), lay=None):
+        self.script, self.lay = list(script), lay
+        self.calls = []
+
+    def params(self, rules):
+        return None
+
+    def lay_flat(self, world, x, y, up):
+        self.calls.append("lay_flat")
+        if self.lay:
+            return self.lay(world, x, y, up)
+        before = world.bodies()
+        i = world.add_flat(x, y, up)
+        return world.finish(before + [world.b[i]])
+
+    def _next(self, name, world, *args):
+        self.calls.append(name)
+        return self.script.pop(0)(world, *args)
+
+    def place_leaner(self, world, intent):
+        return self._next("place_leaner", world, intent)
+
+    def push_flat(self, world, leaner, azimuth):
+        return self._next("push_flat", world, leaner, azimuth)
+
+    def place_tower(self, world, ids, x, y, up):
+        return self._next("place_tower", world, ids, x, y, up)
+
+
+def make_game(script=(), rules=None, seats=("cautious", "cautious"), lay=None, setup=True):
+    rules = rules or PolarityRules(red_orientation="bar", foundations=2, stack_size=6)
+    spec = GameSpec(0, 1234, "standard", rules, tuple(StrategySpec.parse(s) for s in seats))
+    game = Game(spec, ScriptedCore(script, lay))
+    if setup:
+        game.setup()
+    return game
+
+
+def new_id(world):
+    i = world.next_id
+    world.next_id += 1
+    return i
+
+
+def lean_ok(world, intent):
+    """The action disc settles as a leaner; nothing else moves."""
+    i = new_id(world)
+    host = world.b[intent.host]
+    return world.finish(world.bodies() + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")], action=i)
+
+
+def falls_flat(world, intent):
+    i = new_id(world)
+    host = world.b[intent.host]
+    return world.finish(world.bodies() + [disc(i, host.x / MM + 40, host.y / MM, intent.up)], action=i, fallen=[i])
+
+
+def snaps_on_host(world, intent):
+    i = new_id(world)
+    host = world.b[intent.host]
+    final = world.bodies() + [moved(host, state="stacked", tower=host.id),
+                              disc(i, host.x / MM, host.y / MM, intent.up, "stacked", tower=host.id, z_mm=9)]
+    final = [b for b in final if b.id != host.id] + [final[-2]]
+    return world.finish(final, action=i, new_contacts=[(host.id, i)], final_contacts=[(host.id, i)])
+
+
+def own_hosts(game, seat):
+    return [b for b in game.world.bodies() if not b.red and b.up == (-1 if seat == 0 else 1)]
+
+
+# --- setup ----------------------------------------------------------------
+
+def test_r3_white_lays_all_foundations_then_black_and_stacks_shrink():
+    game = make_game()
+    rows = game.rows
+    assert [r["player"] for r in rows] == [0, 0, 1, 1] and {r["phase"] for r in rows} == {"setup"}
+    assert game.table.stacks == [4, 4]
+    assert len(own_hosts(game, 0)) == 2 and len(own_hosts(game, 1)) == 2
+    assert any(b.red and b.up == B for b in game.world.bodies())  # R1 knob: bar up
+
+
+def test_r3_a_setup_placement_that_makes_a_disc_react_is_taken_back():
+    tries = []
+
+    def lay(world, x, y, up):
+        before = world.bodies()
+        i = world.add_flat(x, y, up)
+        tries.append(i)
+        if len(tries) == 1:  # the first try pulls a disc over: taken back
+            return world.finish(before + [world.b[i]], new_contacts=[(0, i)], red_contacts=[i])
+        return world.finish(before + [world.b[i]])
+
+    game = make_game(lay=lay)
+    assert game.rows[0]["attempts"] == 2
+    assert len(tries) == 5  # four kept, one taken back from a copy of the world
+    assert len([b for b in game.world.bodies() if not b.red]) == 4
+
+
+# --- a turn ---------------------------------------------------------------
+
+def test_r4_r5_placed_leaner_leaves_the_stack():
+    game = make_game([lean_ok])
+    game.play_turn(0)
+    row = game.rows[-1]
+    assert (row["phase"], row["outcome"], row["attempts"]) == ("place", "placed", 1)
+    assert game.table.stacks == [3, 4]
+
+
+def test_r5_falling_flat_is_retried_then_given_up_after_max_attempts():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_attempts=3)
+    game = make_game([falls_flat] * 3, rules=rules)
+    n_before = len(game.world.bodies())
+    game.play_turn(0)
+    row = game.rows[-1]
+    assert (row["outcome"], row["attempts"]) == ("gave_up", 3)
+    assert game.table.stacks == [4, 4] and len(game.world.bodies()) == n_before
+
+
+def test_r5_retry_then_placed_counts_attempts():
+    game = make_game([falls_flat, falls_flat, lean_ok])
+    game.play_turn(0)
+    assert (game.rows[-1]["outcome"], game.rows[-1]["attempts"]) == ("placed", 3)
+    assert game.table.stacks == [3, 4]
+
+
+def test_r6_r10_snap_onto_host_is_a_fault_and_the_opponent_must_capture_first():
+    """Common question: discs snapped together from a previous fault are captured before the normal turn."""
+
+    def tower_ok(world, ids, x, y, up):
+        rest = [b for b in world.bodies() if b.id not in ids]
+        final = rest + [disc(i, x / MM, y / MM, up, "stacked", tower=ids[0], z_mm=3 + 6 * k) for k, i in enumerate(ids)]
+        return world.finish(final, final_contacts=[(ids[0], ids[1])])
+
+    game = make_game([snaps_on_host, tower_ok, lean_ok])
+    game.play_turn(0)
+    assert game.rows[-1]["outcome"] == "fault" and game.rows[-1]["fault_groups_made"] == 1
+    assert game.table.pending and game.table.pending[0].captor == 1
+    assert game.table.stacks[0] == 3  # the action disc was played onto the mat
+    game.play_turn(1)
+    phases = [(r["phase"], r["outcome"]) for r in game.rows[-2:]]
+    assert phases == [("capture", "captured"), ("place", "placed")]
+    assert game.table.pending == [] and [len(t.ids) for t in game.table.towers_of(1)] == [2]
+    assert all(b.up == B for b in game.world.bodies() if b.id in game.table.towers[0].ids)
+
+
+def test_edge_group_already_a_tower_in_captors_colour_is_captured_in_place():
+    game = make_game([lean_ok])
+    host = own_hosts(game, 1)[0]
+    extra = disc(50, host.x / MM, host.y / MM, B, "stacked", tower=host.id, z_mm=9)
+    game.world.b[host.id] = moved(host, state="stacked", tower=host.id)
+    game.world.b[50] = extra
+    game.world.next_id = 51
+    game.table.pending.append(FaultGroup(captor=1, ids=(host.id, 50)))
+    game.play_turn(1)
+    assert game.sim.calls[-1] == "place_leaner"  # no place_tower episode
+    assert game.rows[-2]["outcome"] == "captured" and game.rows[-2]["captured_discs"] == 2
+    assert game.table.towers == [Tower(1, [host.id, 50])]
+
+
+def test_edge_fault_during_a_capture_ends_the_turn_and_separated_discs_form_a_new_group():
+    game = make_game([])
+    w_host = own_hosts(game, 0)[0]
+    a, b = disc(60, 100, 100, W), disc(61, 100, 100, B, "stacked", tower=60, z_mm=9)
+    game.world.b.update({60: a, 61: b})
+    game.world.next_id = 62
+    game.table.pending.append(FaultGroup(captor=1, ids=(60, 61)))
+
+    def tower_then_slide(world, ids, x, y, up):
+        # disc 60 lands on the mat; disc 61 slides off and snaps to White's foundation
+        rest = [o for o in world.bodies() if o.id not in ids]
+        final = rest + [disc(60, x / MM, y / MM, up), disc(61, w_host.x / MM, w_host.y / MM, W, "stacked", tower=w_host.id, z_mm=9)]
+        return world.finish(final, new_contacts=[(61, w_host.id)], final_contacts=[(61, w_host.id)])
+
+    game.sim.script = [tower_then_slide]
+    game.play_turn(1)
+    assert game.rows[-1]["phase"] == "capture" and game.rows[-1]["outcome"] == "fault"
+    assert "place_leaner" not in game.sim.calls  # the turn ended
+    assert game.table.towers_of(1) and game.table.towers_of(1)[0].ids == [60]
+    assert game.table.pending == [FaultGroup(captor=0, ids=tuple(sorted((61, w_host.id))))]
+
+
+def test_r7_conversion_ends_the_turn_the_leaner_becomes_a_foundation_and_stack_is_unchanged():
+    game = make_game([lean_ok])
+    game.play_turn(0)
+    leaner = next(b for b in game.world.bodies() if b.state.value == "leaning")
+
+    def push(world, lid, az):
+        return world.finish([moved(b, state="flat") if b.id == lid else b for b in world.bodies()], fallen=[lid])
+
+    game.sim.script = [push]
+    stacks = list(game.table.stacks)
+    game.convert(0, Convert(leaner.id, 0.0))
+    assert game.rows[-1]["outcome"] == "converted" and game.rows[-1]["fault_kinds"] == ""
+    assert game.table.stacks == stacks and game.counts["conversions"][0] == 1
+    assert leaner.id in {h.id for h in game.view(0).hosts()}
+
+
+def test_r8_r17_last_disc_ends_the_game_even_if_the_fault_refills_the_stack():
+    """Common question: playing my last disc ends the game at once, even mid-turn."""
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=3)
+    game = make_game([], rules=rules)
+    victim = own_hosts(game, 1)[0]
+
+    def lean_and_knock_out(world, intent):
+        i = new_id(world)
+        host = world.b[intent.host]
+        final = [moved(b, state="out", x=0.3) if b.id == victim.id else b for b in world.bodies()]
+        return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
+                            action=i, out_of_bounds=[victim.id])
+
+    game.sim.script = [lean_and_knock_out]
+    with pytest.raises(GameOver) as end:
+        game.play_turn(0)
+    assert end.value.reason == "stack_empty"
+    assert game.table.stacks[0] == 1  # emptied by the last disc, refilled by R9: the end stands
+
+
+def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():
+    def touch_red(world, intent):
+        i = new_id(world)
+        host = world.b[intent.host]
+        return world.finish(world.bodies() + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
+                            action=i, red_contacts=[i], new_contacts=[(0, i)])
+
+    game = make_game([lean_ok, touch_red], setup=False)
+    row, turns = game.play()
+    assert (row["end_reason"], row["winner"], row["loser"], row["loser_cause"]) == ("red_touched", 0, 1, "R14")
+    assert turns[-1]["player"] == 1 and turns[-1]["red_touched"]
+
+
+def test_r19_physics_not_settling_ends_the_game_as_step_budget():
+    def never_settles(world, intent):
+        return world.finish(world.bodies(), status="step_budget", action=-1)
+
+    row, _ = make_game([never_settles], setup=False).play()
+    assert (row["end_reason"], row["winner"], row["status"]) == ("step_budget", None, "ok")
+
+
+def test_physics_nan_and_strategy_errors_become_error_rows_not_exceptions(monkeypatch):
+    def nan(world, intent):
+        return world.finish(world.bodies(), status="nan")
+
+    spec = GameSpec(3, 99, "standard", PolarityRules(foundations=2, stack_size=6),
+                    (StrategySpec("random"), StrategySpec("random")))
+    row, turns = play_one(spec, ScriptedCore([nan]))
+    assert (row["status"], row["end_reason"], row["game_index"], row["winner"]) == ("error", "physics_error", 3, None)
+    assert "nan" in row["error"] and len(turns) == 4
+
+    bad = replace(spec, seats=(StrategySpec("random", (("p_convert", "2"),)), StrategySpec("random")))
+    row, _ = play_one(bad, ScriptedCore())
+    assert row["status"] == "error" and "p_convert" in row["error"]
+
+
+def test_turn_limit_is_a_safety_cap():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_turns=4, max_attempts=1)
+    row, turns = make_game([falls_flat] * 10, rules=rules, setup=False).play()
+    assert row["end_reason"] == "turn_limit" and row["n_turns"] == 4 + 4
+    assert [t["outcome"] for t in turns[4:]] == ["gave_up"] * 4
