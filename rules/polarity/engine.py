@@ -93,7 +93,13 @@ class Game:
 
     # -- plumbing ---------------------------------------------------------
     def view(self, seat: int) -> View:
-        return View(seat, self.world.bodies(), self.table, self.rules, self.geo, trial=self.trial_for(seat))
+        return View(seat, self.world.bodies(), self.table, self.rules, self.geo,
+                    trial=self.trial_for(seat), nominal=self.nominal_for(seat))
+
+    def nominal_for(self, seat: int):
+        if self.sim.nominal_intent is None:
+            return None
+        return lambda host, azimuth, tilt: self.sim.nominal_intent(self.world, host, azimuth, colour(seat), tilt).base_distance
 
     def episode(self, fn, *args):
         """Run one episode on the live world; returns (before, before_contacts, episode)."""

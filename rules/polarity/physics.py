@@ -1,22 +1,22 @@
-"""The one door to the magnetic core (``sim``): parameters, geometry, episodes.
+"""The one door to the magnetic core (``sim.api``): parameters, geometry, episodes.
 
 Everything the rules engine needs from ``sim`` goes through here, so a
 refinement of the physics contract (sim/api.py) changes this module only.
 
-- ``physics_params(rules)``: the core's parameters with the rules' physics
-  overrides applied (``magnet_strength`` scales the remanence Br);
+- ``physics_params(rules)``: the core's ``PhysicsParams`` with the rules'
+  physics overrides applied (``magnet_strength`` scales the remanence Br of
+  every disc, red included; ``settle_budget_s`` is R19's step budget);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
-  disc radius, play-circle radius, red radius and the nominal leaner intent;
+  disc radius, play-circle radius, red radius and a nominal leaner intent
+  (the core's ``nominal_intent`` refines the base distance per host);
+- ``Core``: the verbs the engine calls (``core()`` is the real one);
 - ``physics_version()``: the core's version string, recorded in every game.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
-
-from sim import api
 
 
 @dataclass(frozen=True)
@@ -24,30 +24,36 @@ class Geometry:
     disc_radius: float = 0.016
     circle_radius: float = 0.225
     red_radius: float = 0.016
-    nominal_base_distance: float = 0.022
+    nominal_base_distance: float = 0.024
     nominal_tilt: float = math.pi / 4
 
 
 def physics_version() -> str:
-    try:
-        import sim
+    from sim.api import PHYSICS_VERSION
 
-        return str(getattr(sim, "PHYSICS_VERSION", getattr(sim, "__version__", "")))
-    except Exception:  # the core is absent or broken: the record says so
-        return ""
+    return str(PHYSICS_VERSION)
 
 
 def physics_params(rules):
     """The core's default parameters with the rules' overrides applied."""
-    params = api.PhysicsParams()
-    if rules.magnet_strength != 1.0:
-        params = dataclasses.replace(params, Br=params.Br * rules.magnet_strength)
-    return params
+    from sim.api import PhysicsParams
+
+    base = PhysicsParams()
+    return base.model_copy(update={
+        "br": base.br * rules.magnet_strength,
+        "br_red": base.br_red * rules.magnet_strength,
+        "settle_budget_s": rules.settle_budget_s,
+    })
 
 
 def geometry(params) -> Geometry:
     """The lengths strategies use, from the core's parameters (defaults when None)."""
-    return Geometry()
+    if params is None:
+        return Geometry()
+    a = params.radius
+    clear = a + params.thickness / math.tan(math.pi / 4) + 1e-3
+    return Geometry(disc_radius=a, circle_radius=params.circle_radius, red_radius=a,
+                    nominal_base_distance=clear + 0.3 * a)
 
 
 @dataclass(frozen=True)
@@ -61,12 +67,14 @@ class Core:
     place_leaner: object
     push_flat: object
     place_tower: object
+    nominal_intent: object = None
 
 
 def core() -> Core:
-    import sim
+    from sim import api
 
     return Core(
-        World=sim.World, Intent=api.Intent, params=physics_params, lay_flat=sim.lay_flat,
-        place_leaner=sim.place_leaner, push_flat=sim.push_flat, place_tower=sim.place_tower,
+        World=api.World, Intent=api.Intent, params=physics_params, lay_flat=api.lay_flat,
+        place_leaner=api.place_leaner, push_flat=api.push_flat, place_tower=api.place_tower,
+        nominal_intent=api.nominal_intent,
     )

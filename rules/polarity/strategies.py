@@ -44,6 +44,13 @@ def nominal(view: View, host, azimuth: float) -> Place:
     return Place(host.id, azimuth % TAU, view.geo.nominal_base_distance, view.geo.nominal_tilt)
 
 
+def tuned(view: View, place: Place | None) -> Place | None:
+    """The chosen candidate with the core's balancing base distance for its host and direction."""
+    if not isinstance(place, Place):
+        return place
+    return Place(place.host, place.azimuth, view.nominal_distance(place.host, place.azimuth, place.tilt), place.tilt)
+
+
 def candidates(view: View, n_azimuths: int, rng) -> list[Place]:
     """Nominal leaners around every host, on ``n_azimuths`` directions with a random phase."""
     phase = float(rng.random()) * TAU / n_azimuths
@@ -79,7 +86,7 @@ class RandomStrategy:
         hosts = view.hosts()
         if not hosts:
             return Convert(leaners[0].id, 0.0) if leaners and view.rules.allow_conversion else None
-        return nominal(view, hosts[rng.integers(len(hosts))], float(rng.random() * TAU))
+        return tuned(view, nominal(view, hosts[rng.integers(len(hosts))], float(rng.random() * TAU)))
 
 
 # cautious -------------------------------------------------------------------
@@ -107,7 +114,7 @@ class CautiousStrategy:
     def act(self, view, rng):
         ranked = self.ranked(view, rng)
         if ranked:
-            return ranked[0]
+            return tuned(view, ranked[0])
         leaners = view.leaners()
         return Convert(leaners[0].id, 0.0) if leaners and view.rules.allow_conversion else None
 
@@ -159,7 +166,7 @@ class AggressiveStrategy:
             pts = view.leaner_points(by_id[c.host], c.azimuth, c.base_distance, c.tilt)
             return self.pressure(view, pts, skip={c.host})
 
-        return min(pool, key=score)
+        return tuned(view, min(pool, key=score))
 
 
 # converter ------------------------------------------------------------------
@@ -206,7 +213,7 @@ class CapturerStrategy(CautiousStrategy):
         if not cands:
             return super().act(view, rng)
         bonus = self.p.tower_bias_mm * MM
-        return max(cands, key=lambda c: clearance_of(view, c, self.p.red_weight) + bonus * (c.host in towers))
+        return tuned(view, max(cands, key=lambda c: clearance_of(view, c, self.p.red_weight) + bonus * (c.host in towers)))
 
 
 # lookahead ------------------------------------------------------------------
@@ -243,6 +250,7 @@ class LookaheadStrategy(CautiousStrategy):
                 seen.add(c.host)
             if len(pool) >= n_cand:
                 break
+        pool = [tuned(view, c) for c in pool]
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p)) for _ in range(self.p.samples)]

@@ -2,8 +2,10 @@
 
 A ``View`` is the table as seen by the seat to move: the bodies on the mat
 (``sim.api.BodyInfo``, metres), the bookkeeping ``Table``, the rules and the
-``Geometry``; ``trial`` (set by the engine) plays one action on a *copy* of
-the world and returns its ``Resolution`` (look-ahead only). Answers:
+``Geometry``; ``nominal`` (set by the engine) asks the core for the base
+distance at which a leaner balances (static torques, no simulation);
+``trial`` plays one action on a *copy* of the world and returns its
+``Resolution`` (look-ahead only). Answers:
 
 - setup and capture: a spot ``(x, y)`` on the mat;
 - a turn: ``Place`` (an intent for a leaner on one of your hosts) or
@@ -53,6 +55,7 @@ class View:
     rules: object
     geo: Geometry
     trial: Callable[..., object] | None = field(default=None, repr=False)
+    nominal: Callable[[int, float, float], float] | None = field(default=None, repr=False)
 
     @property
     def up(self) -> int:
@@ -90,6 +93,10 @@ class View:
 
     def foundations(self, seat: int | None = None) -> int:
         return len([h for h in self.hosts(seat) if self.table.tower_of(h.id) is None])
+
+    def nominal_distance(self, host: int, azimuth: float, tilt: float) -> float:
+        """Base distance at which a leaner balances at ``tilt`` off ``host`` (the core's estimate)."""
+        return self.nominal(host, azimuth, tilt) if self.nominal else self.geo.nominal_base_distance
 
     def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
         """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""

@@ -1,0 +1,134 @@
+"""Strategies' decision logic on hand-made views (no physics run)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from rules.base import StrategySpec
+from rules.polarity import GAME
+from rules.polarity.model import PolarityRules
+from rules.polarity.physics import Geometry
+from rules.polarity.resolve import Resolution
+from rules.polarity.scenes import B, W, disc
+from rules.polarity.state import FaultGroup, Table
+from rules.polarity.view import Convert, Place, View
+
+RED = disc(0, 0, 0, B, red=True)
+
+
+def make(text):
+    spec = StrategySpec.parse(text)
+    sdef = GAME.strategy(spec)
+    return sdef.make(sdef.validate(spec))
+
+
+def view_of(bodies, seat=0, rules=None, **kw):
+    return View(seat, bodies, Table(stacks=[20, 20]), rules or PolarityRules(), Geometry(), **kw)
+
+
+def side(place, host):
+    return math.cos(place.azimuth), math.sin(place.azimuth)
+
+
+def test_every_strategy_plays_only_on_its_own_hosts():
+    bodies = [RED, disc(1, 100, 0, W), disc(2, -100, 0, W), disc(3, 0, 100, B), disc(4, 0, -100, B)]
+    for name in GAME.strategies:
+        for seed in range(5):
+            act = make(name).act(view_of(bodies, 0), np.random.default_rng(seed))
+            assert isinstance(act, Place) and act.host in (1, 2), name
+
+
+def test_cautious_leans_away_from_the_neighbour_and_the_red_disc():
+    # White's host at +100 mm; Black's disc close on its -x side (toward red): go outward (+x)
+    bodies = [RED, disc(1, 100, 0, W), disc(3, 55, 0, B)]
+    act = make("cautious:n_azimuths=32").act(view_of(bodies), np.random.default_rng(0))
+    assert math.cos(act.azimuth) > 0.9
+
+
+def test_cautious_setup_spot_is_far_from_other_discs():
+    bodies = [RED, disc(1, 100, 0, W), disc(3, -100, 0, B)]
+    v = view_of(bodies)
+    spot = make("cautious").setup_spot(v, np.random.default_rng(1))
+    rand = [make("random").setup_spot(v, np.random.default_rng(s)) for s in range(20)]
+    assert v.rim_gap(*spot) > np.median([v.rim_gap(*s) for s in rand])
+
+
+def test_aggressive_plays_toward_red_and_the_opponent():
+    bodies = [RED, disc(1, 80, 0, W), disc(3, 80, 80, B)]
+    act = make("aggressive").act(view_of(bodies), np.random.default_rng(0))
+    cautious = make("cautious").act(view_of(bodies), np.random.default_rng(0))
+    v = view_of(bodies)
+
+    def nearest_gap(p):
+        pts = v.leaner_points(bodies[1], p.azimuth, p.base_distance, p.tilt)
+        return v.clearance(pts, skip={1})
+
+    assert nearest_gap(act) < nearest_gap(cautious)
+    assert nearest_gap(act) > 6e-3  # but never closer than min_gap_mm
+
+
+def test_aggressive_setup_spot_is_nearer_the_red_disc_than_cautious():
+    v = view_of([RED])
+    agg = make("aggressive").setup_spot(v, np.random.default_rng(3))
+    cau = make("cautious").setup_spot(v, np.random.default_rng(3))
+    assert math.hypot(*agg) < math.hypot(*cau)
+
+
+def test_converter_converts_its_leaners_until_it_has_enough_foundations():
+    bodies = [RED, disc(1, 100, 0, W), disc(5, 120, 0, W, "leaning", leaning_on=1), disc(3, -100, 0, B)]
+    act = make("converter:target_foundations=3").act(view_of(bodies), np.random.default_rng(0))
+    assert isinstance(act, Convert) and act.leaner == 5
+    assert math.cos(act.azimuth) > 0.9  # pushed outward, away from red
+    enough = make("converter:target_foundations=1").act(view_of(bodies), np.random.default_rng(0))
+    assert isinstance(enough, Place)
+    no_conv = view_of(bodies, rules=PolarityRules(allow_conversion=False))
+    assert isinstance(make("converter:target_foundations=3").act(no_conv, np.random.default_rng(0)), Place)
+
+
+def test_a_strategy_without_hosts_converts_a_leaner_or_passes():
+    bodies = [RED, disc(5, 120, 0, W, "leaning"), disc(3, -100, 0, B)]
+    for name in ("random", "cautious", "aggressive", "capturer"):
+        assert isinstance(make(name).act(view_of(bodies), np.random.default_rng(0)), Convert)
+    assert make("cautious").act(view_of([RED, disc(3, -100, 0, B)]), np.random.default_rng(0)) is None
+
+
+def test_capturer_keeps_captured_towers_near_its_own_discs():
+    bodies = [RED, disc(1, 150, 0, W), disc(2, 150, 40, W), disc(3, -150, 0, B)]
+    v = view_of(bodies)
+    spot = make("capturer:home_mm=40").capture_spot(v, FaultGroup(0, (9,)), np.random.default_rng(0))
+    assert math.hypot(spot[0] - 0.150, spot[1] - 0.020) < 0.09
+
+
+def test_lookahead_picks_the_candidate_whose_trials_go_best():
+    bodies = [RED, disc(1, 100, 0, W), disc(2, -100, 0, W), disc(3, 0, 150, B)]
+    calls = []
+
+    def trial(place, rng, p):
+        calls.append(place)
+        ok = place.host == 2  # only host 2 works in this scene
+        return Resolution(action="placed" if ok else "fault", faults=[] if ok else ["a"])
+
+    act = make("lookahead:budget=8:samples=2").act(view_of(bodies, trial=trial), np.random.default_rng(0))
+    assert act.host == 2
+    assert len(calls) <= 8 and {c.host for c in calls} == {1, 2}
+
+
+def test_lookahead_budget_caps_the_physics_trials():
+    bodies = [RED] + [disc(i, 100 * math.cos(i), 100 * math.sin(i), W) for i in range(1, 6)] + [disc(9, 0, 190, B)]
+    calls = []
+
+    def trial(place, rng, p):
+        calls.append(place)
+        return Resolution(action="placed")
+
+    make("lookahead:budget=5:samples=1").act(view_of(bodies, trial=trial), np.random.default_rng(0))
+    assert len(calls) == 5
+
+
+@pytest.mark.parametrize("name", sorted(GAME.strategies))
+def test_strategies_are_deterministic_for_their_stream(name):
+    bodies = [RED, disc(1, 100, 0, W), disc(2, -90, 30, W), disc(3, 0, 100, B)]
+    a = make(name).act(view_of(bodies), np.random.default_rng(7))
+    b = make(name).act(view_of(bodies), np.random.default_rng(7))
+    assert a == b
