@@ -15,7 +15,7 @@ Pieces, each a separate function:
    multinomial distribution with a mean constraint",
    hardy.uhasselt.be/Fishtest/support_MLE_multinomial.pdf). The left side
    is strictly decreasing in λ on the interval where every 1 + λ (a_i - s)
-   > 0, so λ is found by vectorised bisection.
+   > 0, so λ is found by vectorised Newton steps safeguarded by bisection.
 2. ``llr(counts, scores, s0, s1)`` — generalized log-likelihood ratio of
    H1: mean score = s1 against H0: mean score = s0, the nuisance parameters
    (draw rate, pair correlation) profiled out by the MLE of step 1:
@@ -62,7 +62,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from .tally import PENTANOMIAL_SCORES, TRINOMIAL_SCORES, Pentanomial, Tally
 
 REGULARIZE = 1e-3  # pseudo-count for empty categories
-_BISECTION_STEPS = 80
+_ROOT_STEPS = 200
 
 Decision = Literal["H0", "H1", "continue"]
 Verdict = Literal["changed", "unchanged", "continue"]
@@ -87,16 +87,30 @@ def mle_with_mean(freqs: np.ndarray, scores: np.ndarray, s: "float | np.ndarray"
     s = np.asarray(s, dtype=float)[..., None]
     if np.any(s <= scores.min()) or np.any(s >= scores.max()):
         raise ValueError("target score must lie strictly between the category scores")
-    dev = scores - s  # [..., k]
-    lo = np.broadcast_to(-1.0 / dev.max(axis=-1), freqs.shape[:-1]).copy()
-    hi = np.broadcast_to(-1.0 / dev.min(axis=-1), freqs.shape[:-1]).copy()
-    for _ in range(_BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        slope = (freqs * dev / (1.0 + mid[..., None] * dev)).sum(axis=-1)
-        lo = np.where(slope > 0, mid, lo)
-        hi = np.where(slope > 0, hi, mid)
-    lam = 0.5 * (lo + hi)
+    dev = np.broadcast_to(scores - s, freqs.shape)  # [..., k]
+    lam = _multiplier(freqs, dev)
     return freqs / (1.0 + lam[..., None] * dev)
+
+
+def _multiplier(freqs: np.ndarray, dev: np.ndarray) -> np.ndarray:
+    """Root λ of Σ p̂ dev / (1 + λ dev) = 0: Newton steps from λ = 0, kept
+    inside a shrinking bracket (bisection when a step leaves it)."""
+    lo = -1.0 / dev.max(axis=-1)
+    hi = -1.0 / dev.min(axis=-1)
+    lam = np.zeros(freqs.shape[:-1])
+    for _ in range(_ROOT_STEPS):
+        ratio = dev / (1.0 + lam[..., None] * dev)
+        value = (freqs * ratio).sum(axis=-1)
+        slope = -(freqs * ratio**2).sum(axis=-1)
+        lo = np.where(value > 0, lam, lo)
+        hi = np.where(value > 0, hi, lam)
+        newton = lam - value / slope
+        inside = (newton >= lo) & (newton <= hi) & (1.0 + newton[..., None] * dev > 0).all(axis=-1)
+        new = np.where(inside, newton, 0.5 * (lo + hi))
+        if np.all(np.abs(new - lam) <= 1e-14 * (1.0 + np.abs(lam))):
+            return new
+        lam = new
+    return lam
 
 
 def llr(counts: np.ndarray, scores: np.ndarray, s0: float, s1: float) -> np.ndarray:
