@@ -321,3 +321,15 @@ def test_turn_limit_is_a_safety_cap():
     row, turns = make_game([falls_flat] * 10, rules=rules, setup=False).play()
     assert row["end_reason"] == "turn_limit" and row["n_turns"] == 4 + 4
     assert [t["outcome"] for t in turns[4:]] == ["gave_up"] * 4
+
+
+def test_r4_a_leaner_off_an_opponents_disc_is_an_illegal_move():
+    from rules.polarity.engine import check_legal
+
+    game = make_game([])
+    black = own_hosts(game, 1)[0]
+    with pytest.raises(ValueError, match="not a host"):
+        check_legal(game.view(0), Place(black.id, 0.0, 0.024, 0.78))
+    check_legal(game.view(1), Place(black.id, 0.0, 0.024, 0.78))
+    with pytest.raises(ValueError, match="not a leaner"):
+        check_legal(game.view(0), Convert(black.id, 0.0))

@@ -25,7 +25,7 @@ RED = disc(0, 0, 0, B, red=True)
 def run(before, ep, mover=0, expected=None, table=None, contacts=(), **kw):
     table = table or Table(stacks=[20, 20])
     expected = expected if expected is not None else ({ep.action} if ep.action >= 0 else set())
-    return resolve(ep, {b.id: b for b in before}, pairs(contacts), table, mover, expected, **kw)
+    return resolve(ep, {b.id: b for b in before}, pairs(contacts), table, mover, expected, action=ep.action, **kw)
 
 
 # --- model and variants ---------------------------------------------------

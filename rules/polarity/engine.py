@@ -66,6 +66,14 @@ def noisy_spot(x: float, y: float, hand: np.random.Generator, p) -> tuple[float,
     return x + dx * p.noise_mm * MM, y + dy * p.noise_mm * MM
 
 
+def check_legal(view: View, action) -> None:
+    """R4, R7: a leaner only off your own host; convert only your own leaner."""
+    if isinstance(action, Place) and action.host not in {h.id for h in view.hosts()}:
+        raise ValueError(f"illegal move: body {action.host} is not a host of seat {view.seat}")
+    if isinstance(action, Convert) and action.leaner not in {b.id for b in view.leaners()}:
+        raise ValueError(f"illegal move: body {action.leaner} is not a leaner of seat {view.seat}")
+
+
 class Game:
     def __init__(self, spec: GameSpec, sim=None):
         self.spec, self.rules = spec, spec.rules
@@ -114,10 +122,10 @@ class Game:
             raise GameOver("step_budget", None, ep.status)
         return before, contacts, ep
 
-    def resolve(self, ep, before, contacts, seat, expected, keep=frozenset()) -> Resolution:
+    def resolve(self, ep, before, contacts, seat, expected, keep=frozenset(), action=-1) -> Resolution:
         return resolve(
             ep, before, contacts, self.table, seat, expected,
-            self.rules.fault_move_diameters, self.rules.tower_steal, keep,
+            self.rules.fault_move_diameters, self.rules.tower_steal, keep, action,
         )
 
     def trial_for(self, seat: int):
@@ -133,7 +141,7 @@ class Game:
             if ep.status != "settled":
                 return None
             return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
-                           self.rules.fault_move_diameters, self.rules.tower_steal)
+                           self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action)
 
         return trial
 
@@ -238,7 +246,9 @@ class Game:
             self.table.pending.remove(group)
             if self.capture(seat, group):
                 return
-        action = self.players[seat].act(self.view(seat), self.dec[seat])
+        view = self.view(seat)
+        action = self.players[seat].act(view, self.dec[seat])
+        check_legal(view, action)
         if isinstance(action, Convert) and self.rules.allow_conversion:
             self.convert(seat, action)
         elif isinstance(action, Place):
@@ -313,7 +323,7 @@ class Game:
             before, contacts, ep = self.episode(
                 self.sim.place_leaner, self.sim.Intent(place.host, az, dist, tilt, colour(seat))
             )
-            res = self.resolve(ep, before, contacts, seat, {ep.action})
+            res = self.resolve(ep, before, contacts, seat, {ep.action}, action=ep.action)
             if res.action == "flat" and not res.fault:
                 self.world.remove([ep.action])
                 continue

@@ -64,8 +64,9 @@ def fault_kinds(
     before_contacts: set[frozenset],
     expected: set[int],
     move_limit: float,
+    action: int = -1,
 ) -> list[str]:
-    """The R6 reactions (a-e) in an episode."""
+    """The R6 reactions (a-e) in an episode; ``action`` is the released Action Disc, if any."""
     kinds = []
     if new_contact_pairs(ep, before_contacts, expected):
         kinds.append("a")
@@ -78,7 +79,7 @@ def fault_kinds(
         for i, d in ep.moved_diameters.items()
     ):
         kinds.append("d")
-    if any(i != ep.action and not (i in before and before[i].red) for i in ep.out_of_bounds):
+    if any(i != action and not (i in before and before[i].red) for i in ep.out_of_bounds):
         kinds.append("e")
     return kinds
 
@@ -143,13 +144,13 @@ def fault_groups(
     return groups
 
 
-def action_outcome(ep: Episode, faults: list[str]) -> str:
-    """What became of the action disc of a ``place_leaner`` episode."""
-    if ep.action in ep.in_hand or "c" in faults:
+def action_outcome(ep: Episode, faults: list[str], action: int) -> str:
+    """What became of the Action Disc ``action`` of a ``place_leaner`` episode."""
+    if action in ep.in_hand or "c" in faults:
         return "in_hand"
     if faults:
         return "fault"
-    state = next((b.state for b in ep.final if b.id == ep.action), BodyState.OUT)
+    state = next((b.state for b in ep.final if b.id == action), BodyState.OUT)
     return "placed" if state == BodyState.LEANING else "flat"
 
 
@@ -163,18 +164,20 @@ def resolve(
     move_limit: float = 1.0,
     tower_steal: bool = False,
     keep: set[int] = frozenset(),
+    action: int = -1,
 ) -> Resolution:
-    """Every rule event of one episode, for the move ``mover`` just made."""
-    faults = fault_kinds(ep, before, before_contacts, expected, move_limit)
+    """Every rule event of one episode, for the move ``mover`` just made.
+    ``action``: the Action Disc released by a ``place_leaner`` episode (else -1)."""
+    faults = fault_kinds(ep, before, before_contacts, expected, move_limit, action)
     res = Resolution(
         faults=faults,
         red_touched=bool(ep.red_contacts),
         red_moved=ep.red_displacement > 1.0,
     )
-    if ep.action >= 0:
-        res.action = action_outcome(ep, faults)
-    in_hand = set(ep.in_hand) | ({ep.action} if res.action == "in_hand" else set())
-    out = set(ep.out_of_bounds) - ({ep.action} if res.action == "flat" else set())
+    if action >= 0:
+        res.action = action_outcome(ep, faults, action)
+    in_hand = set(ep.in_hand) | ({action} if res.action == "in_hand" else set())
+    out = set(ep.out_of_bounds) - ({action} if res.action == "flat" else set())
     red = {i for i, b in before.items() if b.red}
     res.returned = sorted((in_hand | out) - red)
     if res.fault:

@@ -1,0 +1,98 @@
+"""Polarity speed: full games per second on one core, per matchup.
+
+Plays ``--games`` standard games for every pair of non-lookahead strategies
+and for ``lookahead`` against ``random``, in this one process (one core), and
+prints games/s and turns/s per matchup; ``--json`` writes the figures. The
+first matchup is preceded by one warm-up game so numba compilation (cached on
+disk after the first run) is not counted.
+
+``--compare A B --games N`` instead plays N games of A against B (seats
+alternating) and prints A's score rate with a 95 % Wilson interval: the
+recorded check that different strategies differ (e.g. lookahead vs random).
+
+    .venv/bin/python benchmarks/bench_polarity.py --games 10
+    .venv/bin/python benchmarks/bench_polarity.py --compare lookahead random --games 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rules.base import GameSpec, StrategySpec  # noqa: E402
+from rules.polarity import GAME  # noqa: E402
+from rules.polarity.records import play_batch  # noqa: E402
+from rules.seeds import game_seed  # noqa: E402
+
+
+def specs(a: str, b: str, n: int, seed: int, variant: str = "standard") -> list[GameSpec]:
+    rules = GAME.variant(variant)
+    pa_, pb = StrategySpec.parse(a), StrategySpec.parse(b)
+    return [GameSpec(i, game_seed(seed, i), variant, rules, (pa_, pb) if i % 2 == 0 else (pb, pa_)) for i in range(n)]
+
+
+def timed(a: str, b: str, n: int, seed: int) -> dict:
+    t0 = time.perf_counter()
+    games, turns = play_batch(specs(a, b, n, seed))
+    dt = time.perf_counter() - t0
+    ends = games.column("end_reason").to_pylist()
+    return {
+        "matchup": f"{a} vs {b}", "games": n, "seconds": round(dt, 2),
+        "games_per_s": round(n / dt, 3), "turns_per_s": round(turns.num_rows / dt, 1),
+        "errors": games.column("status").to_pylist().count("error"),
+        "ends": {e: ends.count(e) for e in sorted(set(map(str, ends)))},
+    }
+
+
+def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval for a proportion (Wilson 1927)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def compare(a: str, b: str, n: int, seed: int) -> dict:
+    t0 = time.perf_counter()
+    games, _ = play_batch(specs(a, b, n, seed))
+    rows = [g for g in games.to_pylist() if g["status"] == "ok" and g["winner"] is not None]
+    points = sum(1.0 if g["winner"] == (g["game_index"] % 2) else 0.5 if g["winner"] == -1 else 0.0 for g in rows)
+    lo, hi = wilson(points, len(rows))
+    return {
+        "matchup": f"{a} vs {b}", "games": n, "decided_or_drawn": len(rows),
+        "score_rate_a": round(points / len(rows), 3), "ci95": [round(lo, 3), round(hi, 3)],
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args(argv)
+    if args.compare:
+        out = [compare(*args.compare, args.games, args.seed)]
+    else:
+        play_batch(specs("cautious", "aggressive", 1, 999))  # warm-up: numba compile / cache load
+        names = [n for n in GAME.strategies if n != "lookahead"]
+        pairs = [("cautious", "aggressive")] + [p for p in itertools.combinations(names, 2) if p != ("cautious", "aggressive")]
+        out = [timed(a, b, args.games, args.seed) for a, b in pairs]
+        out.append(timed("lookahead", "random", max(2, args.games // 3), args.seed))
+    for r in out:
+        print(json.dumps(r))
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
