@@ -1,128 +1,86 @@
-"""Outcome summaries of runs, computed by duckdb over the Parquet results.
+"""Balance measures of runs, computed by duckdb over the Parquet results.
 
-``summarize(con, by)`` returns named tables (lists of dict rows):
+``measure(con, by, where, groups)`` returns named tables (lists of dict
+rows), gathered from the measure modules by group (``MEASURES``):
 
-- ``strategies``: per strategy — games, wins, draws, losses, win rate with
-  its 95 % Wilson interval, score rate (draws as half), mean score and margin;
-- ``seats``: the same per seat (seat 0 moves first): first-player advantage;
-- ``strategy_seat``: per strategy × seat;
-- ``length``: turns per game — mean, standard deviation, quantiles;
-- ``end_reasons``: count and share of each end reason;
-- ``failures``: games that did not finish normally (status not ``ok``).
+- ``outcome`` (``balance_measures``): ``strategies``, ``seats`` (seat 0
+  moves first), ``strategy_seat`` — win/draw/loss, win rate and score rate
+  with 95 % intervals; ``balance`` — balance score, first-player advantage,
+  completion, drawishness, safety-limit share;
+- ``length``: turns per game — mean with interval, spread, quantiles;
+- ``decisiveness`` (``decisiveness``): how early the winner takes a lead it keeps;
+- ``ends``: ``end_reasons`` and ``failures``;
+- ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``;
+- ``polarity`` (``measures_polarity``): ``faults``, ``attempts``,
+  ``conversions``, ``captures``, ``seat_ends``, ``red_colour``.
 
-``by`` adds grouping columns (any column of ``games``) to every table;
-``where`` filters are ``column=value`` / ``column!=value`` pairs whose values
-are passed to duckdb as parameters, never pasted into SQL.
+A game-specific table whose columns the runs lack is left out. ``by`` adds
+grouping columns (any column of ``games``; ``seat``/``strategy``/``opponent``
+for the per-seat tables); ``where`` filters are ``column=value`` /
+``column!=value`` pairs whose values are passed to duckdb as parameters,
+never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
+prints (outcome, length, ends).
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import duckdb
 
-from pipelines.dataset import columns
-from pipelines.stats.proportion import score_rate, wilson
-from pipelines.stats.tally import Tally
+from pipelines import balance_measures as bm
+from pipelines import decisiveness as dec
+from pipelines import measures_polar as polar
+from pipelines import measures_polarity as polarity
+from pipelines.scope import Scope, parse_where  # noqa: F401  (parse_where: public here too)
 from rules.base import UsageError
 
-OUTCOME_SQL = """
-SELECT {keys}
-       count(*) AS games,
-       count(*) FILTER (WHERE result = 'win') AS wins,
-       count(*) FILTER (WHERE result = 'draw') AS draws,
-       count(*) FILTER (WHERE result = 'loss') AS losses,
-       avg(score) AS mean_score,
-       avg(margin) AS mean_margin
-FROM seats WHERE result IS NOT NULL {where}
-GROUP BY ALL ORDER BY ALL
-"""
+Measure = Callable[[Scope], list[dict]]
 
-LENGTH_SQL = """
-SELECT {keys}
-       count(*) AS games, avg(n_turns) AS mean, stddev_samp(n_turns) AS sd,
-       quantile_cont(n_turns, 0.1) AS p10, quantile_cont(n_turns, 0.5) AS median,
-       quantile_cont(n_turns, 0.9) AS p90, max(n_turns) AS max
-FROM games WHERE status = 'ok' {where}
-GROUP BY ALL ORDER BY ALL
-"""
-
-END_SQL = """
-SELECT {keys} end_reason, count(*) AS games,
-       count(*) / sum(count(*)) OVER ({partition}) AS share
-FROM games WHERE true {where}
-GROUP BY ALL ORDER BY ALL
-"""
-
-FAILURE_SQL = """
-SELECT {keys} status, count(*) AS games, any_value(error) AS example_error
-FROM games WHERE status <> 'ok' {where}
-GROUP BY ALL ORDER BY ALL
-"""
+MEASURES: dict[str, dict[str, Measure]] = {
+    "outcome": {
+        "strategies": lambda s: bm.outcomes(s, ["strategy"]),
+        "seats": lambda s: bm.outcomes(s, ["seat"]),
+        "strategy_seat": lambda s: bm.outcomes(s, ["strategy", "seat"]),
+        "balance": bm.balance,
+    },
+    "length": {"length": bm.length},
+    "decisiveness": {"decisiveness": dec.decisiveness},
+    "ends": {"end_reasons": bm.end_reasons, "failures": bm.failures},
+    "polar": {"margins": polar.margins, "passes": polar.passes, "swap": polar.swap, "colours": polar.colours},
+    "polarity": {
+        "faults": polarity.faults, "attempts": polarity.attempts, "conversions": polarity.conversions,
+        "captures": polarity.captures, "seat_ends": polarity.seat_ends, "red_colour": polarity.red_colour,
+    },
+}
+ALWAYS_SHOWN = {"strategies", "seats", "strategy_seat", "balance", "length", "end_reasons", "failures"}
+SUMMARY_GROUPS = ("outcome", "length", "ends")
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
+def _groups(groups) -> list[str]:
+    chosen = list(groups) if groups else list(MEASURES)
+    for g in chosen:
+        if g not in MEASURES:
+            raise UsageError(f"unknown measure group {g!r}; choose from: {', '.join(MEASURES)}")
+    return chosen
 
 
-def parse_where(items: list[str], known: list[str]) -> tuple[str, list]:
-    """``col=value`` / ``col!=value`` filters into SQL with parameters."""
-    clauses, params = [], []
-    for item in items:
-        op = "!=" if "!=" in item else "="
-        col, sep, value = item.partition(op)
-        col = col.strip()
-        if not sep or not col:
-            raise UsageError(f"--where {item!r} is not column=value or column!=value")
-        if col not in known:
-            raise UsageError(f"--where: unknown column {col!r}; columns: {', '.join(known)}")
-        clauses.append(f"CAST({_quote(col)} AS VARCHAR) {'<>' if op == '!=' else '='} ?")
-        params.append(value.strip())
-    return "".join(f" AND {c}" for c in clauses), params
+def measure_scope(scope: Scope, groups=None) -> dict[str, list[dict]]:
+    tables = {}
+    for group in _groups(groups):
+        for name, fn in MEASURES[group].items():
+            rows = fn(scope)
+            if rows or name in ALWAYS_SHOWN:
+                tables[name] = rows
+    return tables
 
 
-def _keys(by: list[str], known: list[str]) -> list[str]:
-    for col in by:
-        if col not in known:
-            raise UsageError(f"--by: unknown column {col!r}; columns: {', '.join(known)}")
-    return [_quote(c) for c in by]
+def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None) -> dict[str, list[dict]]:
+    """Every measure of the chosen groups (default: all) over the runs in ``con``."""
+    return measure_scope(Scope.of(con, by, where), groups)
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> list[dict]:
-    cur = con.execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
+def summarize(con: duckdb.DuckDBPyConnection, by=(), where=()) -> dict[str, list[dict]]:
+    """Outcomes, length, end reasons and failures (what ``polsim simulate`` prints)."""
+    return measure(con, by, where, SUMMARY_GROUPS)
 
-
-def with_rates(rows: list[dict], level: float = 0.95) -> list[dict]:
-    """Add win rate and score rate (draws as half) with 95 % intervals.
-
-    The tally (wins + draws + losses = games) is checked as it is read."""
-    for row in rows:
-        tally = Tally(row["wins"], row["draws"], row["losses"], row["games"])
-        win = wilson(tally.wins, tally.games, level)
-        score = score_rate(tally, level)
-        row.update(win_rate=win.estimate, win_lo=win.low, win_hi=win.high,
-                   score_rate=score.estimate, score_lo=score.low, score_hi=score.high)
-    return rows
-
-
-def summarize(con: duckdb.DuckDBPyConnection, by: list[str] = (), where: list[str] = ()) -> dict[str, list[dict]]:
-    known = columns(con, "games")
-    seat_known = columns(con, "seats")
-    where_sql, params = parse_where(list(where), known)
-    extra = _keys(list(by), known)
-
-    def outcome(group: list[str]) -> list[dict]:
-        keys = "".join(f"{k}, " for k in group + extra)
-        return with_rates(_rows(con, OUTCOME_SQL.format(keys=keys, where=where_sql), params))
-
-    _keys(["strategy", "seat"], seat_known)
-    keys = "".join(f"{k}, " for k in extra)
-    partition = ("PARTITION BY " + ", ".join(extra)) if extra else ""
-    return {
-        "strategies": outcome(["strategy"]),
-        "seats": outcome(["seat"]),
-        "strategy_seat": outcome(["strategy", "seat"]),
-        "length": _rows(con, LENGTH_SQL.format(keys=keys, where=where_sql), params),
-        "end_reasons": _rows(con, END_SQL.format(keys=keys, where=where_sql, partition=partition), params),
-        "failures": _rows(con, FAILURE_SQL.format(keys=keys, where=where_sql), params),
-    }

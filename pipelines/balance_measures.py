@@ -1,0 +1,154 @@
+"""Outcome balance and game length, for any game (duckdb over ``games``/``seats``).
+
+Each function takes a ``Scope`` and returns a list of dict rows; every rate
+comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
+
+- ``outcomes(scope, group, derived)``: win/draw/loss of the ``seats`` view
+  grouped by ``group`` (``["strategy"]``, ``["seat"]``, ``["strategy",
+  "seat"]``…; ``derived`` names computed seat columns such as a colour):
+  win rate (Wilson) and score rate (draws as half, effective-n Wilson).
+- ``balance(scope)``: one row per group of games: the seat balance score
+  1 - |s_0 - s_1| (``stats.balance.balance``), first-player advantage
+  s_0 - 1/2, completion (share of games with a winner, out of every game,
+  failed ones included), drawishness (draws among finished games) and the
+  share of games ended by a safety limit (``SAFETY_LIMITS``).
+- ``length(scope)``: turns per finished game — mean with a normal 95 %
+  interval, spread (sd, IQR, coefficient of variation), quantiles.
+- ``end_reasons(scope)``, ``failures(scope)``: counts, shares, an example error.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pipelines.scope import Scope
+from pipelines.stats.balance import balance as seat_balance
+from pipelines.stats.balance import first_player_advantage
+from pipelines.stats.interval import Interval, z_of
+from pipelines.stats.proportion import score_rate, wilson
+from pipelines.stats.tally import Tally
+
+LEVEL = 0.95
+SAFETY_LIMITS = ("turn_limit", "step_budget")
+
+OUTCOME_SQL = """
+SELECT {keys}
+       count(*) AS games,
+       count(*) FILTER (WHERE result = 'win') AS wins,
+       count(*) FILTER (WHERE result = 'draw') AS draws,
+       count(*) FILTER (WHERE result = 'loss') AS losses,
+       avg(score) AS mean_score,
+       avg(margin) AS mean_margin
+FROM {seats} WHERE result IS NOT NULL {where}
+GROUP BY ALL ORDER BY ALL
+"""
+
+BALANCE_SQL = """
+SELECT {keys}
+       count(*) AS games,
+       count(*) FILTER (WHERE status = 'ok' AND winner IS NOT NULL) AS finished,
+       count(*) FILTER (WHERE status = 'ok' AND winner = 0) AS seat0_wins,
+       count(*) FILTER (WHERE status = 'ok' AND winner = 1) AS seat1_wins,
+       count(*) FILTER (WHERE status = 'ok' AND winner = -1) AS draws,
+       count(*) FILTER (WHERE end_reason IN ({limits})) AS safety_limit
+FROM games WHERE true {where}
+GROUP BY ALL ORDER BY ALL
+"""
+
+LENGTH_SQL = """
+SELECT {keys}
+       count(*) AS games, avg(n_turns) AS mean, stddev_samp(n_turns) AS sd,
+       min(n_turns) AS min, quantile_cont(n_turns, 0.1) AS p10,
+       quantile_cont(n_turns, 0.25) AS p25, quantile_cont(n_turns, 0.5) AS median,
+       quantile_cont(n_turns, 0.75) AS p75, quantile_cont(n_turns, 0.9) AS p90,
+       max(n_turns) AS max
+FROM games WHERE status = 'ok' {where}
+GROUP BY ALL ORDER BY ALL
+"""
+
+END_SQL = """
+SELECT *, games / sum(games) OVER ({partition}) AS share
+FROM (SELECT {keys} end_reason, count(*) AS games FROM games WHERE true {where} GROUP BY ALL)
+ORDER BY ALL
+"""
+
+FAILURE_SQL = """
+SELECT {keys} status, count(*) AS games, any_value(error) AS example_error
+FROM games WHERE status <> 'ok' {where}
+GROUP BY ALL ORDER BY ALL
+"""
+
+
+def put(row: dict, name: str, interval: Interval | None) -> dict:
+    """Store an interval as ``name_rate``/``name_lo``/``name_hi`` (None when undefined)."""
+    est, lo, hi = (interval.estimate, interval.low, interval.high) if interval else (None, None, None)
+    row.update({f"{name}_rate": est, f"{name}_lo": lo, f"{name}_hi": hi})
+    return row
+
+
+def share(k: int, n: int) -> Interval | None:
+    """Wilson interval of k of n, or None for n = 0."""
+    return wilson(k, n, LEVEL) if n else None
+
+
+def with_rates(rows: list[dict]) -> list[dict]:
+    """Add win rate and score rate with 95 % intervals; the tally is checked as read."""
+    for row in rows:
+        tally = Tally(row["wins"], row["draws"], row["losses"], row["games"])
+        put(row, "win", share(tally.wins, tally.games))
+        put(row, "score", score_rate(tally, LEVEL))
+    return rows
+
+
+def outcomes(scope: Scope, group: list[str], derived: dict[str, str] | None = None) -> list[dict]:
+    """Outcomes per ``group``; ``derived`` adds computed seat columns (name -> SQL expression)."""
+    seats = "seats"
+    if derived:
+        seats = "(SELECT *, " + ", ".join(f"{expr} AS {name}" for name, expr in derived.items()) + " FROM seats)"
+    sql = OUTCOME_SQL.format(keys=scope.keys_sql(group, seat_level=True), where=scope.where_sql, seats=seats)
+    return with_rates(scope.rows(sql))
+
+
+def _balance_row(row: dict) -> dict:
+    seat0, seat1, draws, finished = row["seat0_wins"], row["seat1_wins"], row["draws"], row["finished"]
+    Tally.of(seat0, draws, seat1)  # checks the counts before they are used
+    decided = seat0 + seat1 + draws
+    row["balance"], row["balance_lo"], row["balance_hi"] = (None, None, None)
+    if decided:
+        b = seat_balance([seat0, seat1], draws, LEVEL)
+        row.update(balance=b.estimate, balance_lo=b.low, balance_hi=b.high)
+    put(row, "first_player_adv", first_player_advantage(seat0, draws, seat1, LEVEL) if decided else None)
+    put(row, "completion", share(seat0 + seat1, row["games"]))
+    put(row, "draw", share(draws, finished))
+    put(row, "safety_limit", share(row["safety_limit"], row["games"]))
+    return row
+
+
+def balance(scope: Scope) -> list[dict]:
+    limits = ", ".join(f"'{r}'" for r in SAFETY_LIMITS)
+    sql = BALANCE_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, limits=limits)
+    return [_balance_row(r) for r in scope.rows(sql)]
+
+
+def _mean_interval(row: dict) -> dict:
+    n, mean, sd = row["games"], row["mean"], row["sd"]
+    half = z_of(LEVEL) * sd / math.sqrt(n) if sd is not None and n > 1 else None
+    row["mean_lo"] = mean - half if half is not None else None
+    row["mean_hi"] = mean + half if half is not None else None
+    row["iqr"] = row["p75"] - row["p25"]
+    row["cv"] = sd / mean if sd is not None and mean else None
+    return row
+
+
+def length(scope: Scope) -> list[dict]:
+    sql = LENGTH_SQL.format(keys=scope.keys_sql(), where=scope.where_sql)
+    return [_mean_interval(r) for r in scope.rows(sql)]
+
+
+def end_reasons(scope: Scope) -> list[dict]:
+    sql = END_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, partition=scope.partition_sql())
+    return scope.rows(sql)
+
+
+def failures(scope: Scope) -> list[dict]:
+    return scope.rows(FAILURE_SQL.format(keys=scope.keys_sql(), where=scope.where_sql))

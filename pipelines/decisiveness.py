@@ -1,0 +1,78 @@
+"""Decisiveness: how early the final winner takes a lead that it keeps.
+
+Read from the running seat scores of ``turns`` (``score_0``, ``score_1``
+after each turn; ``turn`` counts from 0). For a game won by seat w, the
+*deciding turn* d is the first turn from which w's score stays strictly
+ahead up to the end:
+
+    d = 1 + (last turn where w was not strictly ahead), or 0 if none,
+
+and the *decided fraction* is d / (last turn + 1), in [0, 1]: near 0 the
+winner led from the start (a runaway game); 1 means the winner never led on
+score before the end (a comeback or a sudden end). Draws and failed games
+have no winner and are left out.
+
+- ``per_game_sql(scope)``: one row per decided game — group keys,
+  ``decided_turn``, ``turns``, ``decided_frac``; shared with the report's
+  histogram.
+- ``decisiveness(scope)``: per group — games, mean and quantiles of the
+  decided fraction, mean deciding turn, and two shares with Wilson
+  intervals: ``early`` (decided in the first half) and ``last`` (winner
+  only ahead at the very end).
+
+Skipped (no rows) when the runs have no ``turns`` with running scores.
+"""
+
+from __future__ import annotations
+
+from pipelines.balance_measures import put, share
+from pipelines.scope import Scope
+
+NEEDS = ("run_id", "game_index", "turn", "score_0", "score_1")
+
+PER_GAME_SQL = """
+SELECT {g_keys}
+       coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1 AS decided_turn,
+       p.last_turn + 1 AS turns,
+       (coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1) / (p.last_turn + 1) AS decided_frac
+FROM {games} g
+JOIN (
+  SELECT run_id, game_index, max(turn) AS last_turn,
+         max(turn) FILTER (WHERE score_0 <= score_1) AS behind_0,
+         max(turn) FILTER (WHERE score_1 <= score_0) AS behind_1
+  FROM turns GROUP BY run_id, game_index
+) p USING (run_id, game_index)
+WHERE g.status = 'ok' AND g.winner IN (0, 1)
+"""
+
+SUMMARY_SQL = """
+SELECT {keys}
+       count(*) AS games,
+       avg(decided_frac) AS mean_frac,
+       quantile_cont(decided_frac, 0.1) AS p10, quantile_cont(decided_frac, 0.25) AS p25,
+       quantile_cont(decided_frac, 0.5) AS median, quantile_cont(decided_frac, 0.75) AS p75,
+       quantile_cont(decided_frac, 0.9) AS p90,
+       avg(decided_turn) AS mean_turn,
+       count(*) FILTER (WHERE decided_frac <= 0.5) AS early,
+       count(*) FILTER (WHERE decided_turn = turns) AS last
+FROM ({per_game}) GROUP BY ALL ORDER BY ALL
+"""
+
+
+def available(scope: Scope) -> bool:
+    return scope.has(*NEEDS, view="turns") and scope.has("winner", "status")
+
+
+def per_game_sql(scope: Scope) -> str:
+    games = scope.filtered_games_sql(["winner", "status"])
+    return PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games)
+
+
+def decisiveness(scope: Scope) -> list[dict]:
+    if not available(scope):
+        return []
+    rows = scope.rows(SUMMARY_SQL.format(keys=scope.keys_sql(), per_game=per_game_sql(scope)))
+    for row in rows:
+        put(row, "early", share(row.pop("early"), row["games"]))
+        put(row, "last", share(row.pop("last"), row["games"]))
+    return rows

@@ -1,0 +1,80 @@
+"""Score-game measures, written for Polar (RULES.md P1-P7); each skips itself
+when the runs lack its columns.
+
+- ``margins``: the final score margin |score_0 - score_1| of finished games
+  (any game with scores) — mean with interval, quantiles; plus seat 0's
+  signed margin score_0 - score_1 with its interval (a seat edge on points).
+- ``passes``: forced passes per game (``n_passes``, the two final passes of
+  P5 included) and the share of games with a pass before the end
+  (``n_passes > 2``).
+- ``swap``: the swap rule (P2). Seat 0 proposes the opening, seat 1 chooses
+  a colour (``chooser_colour``). Per proposer × chooser strategy and pick:
+  how often the chooser takes that colour, and how often the chooser then
+  wins — with Wilson intervals.
+- ``colours``: win/draw/loss per colour played (black / white), from the
+  seats view with ``colour_0`` (seat 1 has the other colour).
+"""
+
+from __future__ import annotations
+
+from pipelines.balance_measures import outcomes, put, share
+from pipelines.distribution import describe
+from pipelines.scope import Scope
+
+SWAP_SQL = """
+SELECT *, sum(games) OVER (PARTITION BY {keys} proposer, chooser) AS pair_games
+FROM (
+  SELECT {keys} strategy_0 AS proposer, strategy_1 AS chooser, chooser_colour AS pick,
+         count(*) AS games,
+         count(*) FILTER (WHERE winner = 1) AS chooser_wins,
+         count(*) FILTER (WHERE winner = -1) AS draws
+  FROM games WHERE status = 'ok' AND winner IS NOT NULL {where}
+  GROUP BY ALL
+) ORDER BY ALL
+"""
+
+COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN colour_0 WHEN colour_0 = 'black' THEN 'white' ELSE 'black' END"
+
+
+def finished_games(scope: Scope) -> str:
+    return f"games WHERE status = 'ok' {scope.where_sql}"
+
+
+def margins(scope: Scope) -> list[dict]:
+    if not scope.has("score_0", "score_1", "status"):
+        return []
+    rows = describe(scope, "abs(score_1 - score_0)", finished_games(scope), scope.keys_sql())
+    signed = describe(scope, "score_0 - score_1", finished_games(scope), scope.keys_sql())
+    for row, s in zip(rows, signed):
+        row.update(seat0_margin=s["mean"], seat0_margin_lo=s["mean_lo"], seat0_margin_hi=s["mean_hi"])
+    return rows
+
+
+def passes(scope: Scope) -> list[dict]:
+    if not scope.has("n_passes", "status"):
+        return []
+    rows = describe(scope, "n_passes", finished_games(scope), scope.keys_sql())
+    early = scope.rows(
+        f"SELECT {scope.keys_sql()} count(*) FILTER (WHERE n_passes > 2) AS k, count(*) AS n "
+        f"FROM {finished_games(scope)} GROUP BY ALL ORDER BY ALL"
+    )
+    for row, e in zip(rows, early):
+        put(row, "early_pass", share(e["k"], e["n"]))
+    return rows
+
+
+def swap(scope: Scope) -> list[dict]:
+    if not scope.has("chooser_colour", "strategy_0", "strategy_1", "winner"):
+        return []
+    keys = scope.keys_sql()
+    rows = scope.rows(SWAP_SQL.format(keys=keys, where=scope.where_sql))
+    for row in rows:
+        put(row, "pick", share(row["games"], row["pair_games"]))
+        put(row, "chooser_win", share(row["chooser_wins"], row["games"]))
+    return rows
+
+
+def colours(scope: Scope) -> list[dict]:
+    if not scope.has("colour_0"):
+        return []
+    return outcomes(scope, ["colour"], {"colour": COLOUR_OF_SEAT})

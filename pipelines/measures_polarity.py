@@ -1,0 +1,131 @@
+"""Polarity measures (RULES.md R1-R19); each skips itself (returns no rows)
+when the runs lack its columns, so the same code reads older or partial runs.
+
+Seats: 0 is White (moves first), 1 is Black.
+
+- ``faults``: R6 fault rate per placement by kind (a-e, and ``any``), from
+  ``turns``: the share of a phase's actions (``place``, ``capture``,
+  ``convert``; ``no_move`` rows left out) whose ``fault_kinds`` list holds
+  the kind, with Wilson intervals.
+- ``attempts``: leaner release attempts per placement (``phase = 'place'``)
+  — mean with interval, quantiles — and the share that gave up
+  (``outcome = 'gave_up'``).
+- ``conversions``: R7 conversions per game (both seats) and the share of
+  conversion actions that succeeded (``converted`` vs ``convert_failed``).
+- ``captures``: discs per capture action (R10/R12, ``captured_discs`` of
+  ``phase = 'capture'`` rows).
+- ``seat_ends``: per seat/colour at the end of the game — discs left in the
+  stack (mean, share emptied), towers, discs per tower, faults, conversions,
+  captures, placements, attempts; whichever of these columns exist.
+- ``red_colour``: win/draw/loss by red orientation × colour.
+"""
+
+from __future__ import annotations
+
+from pipelines.balance_measures import outcomes, put, share
+from pipelines.distribution import describe
+from pipelines.scope import Scope, quote
+
+FAULT_KINDS = ("a", "b", "c", "d", "e")
+PER_SEAT = ("stack", "towers", "tower_discs", "faults", "conversions", "captures", "placements", "attempts", "gave_up")
+COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN 'white' ELSE 'black' END"
+
+FAULTS_SQL = """
+SELECT {g_keys} t.phase, k.kind, count(*) AS actions,
+       count(*) FILTER (WHERE CASE WHEN k.kind = 'any' THEN coalesce(t.fault_kinds, '') <> ''
+                              ELSE list_contains(string_split(replace(coalesce(t.fault_kinds, ''), ' ', ''), ','), k.kind)
+                         END) AS faults
+FROM turns t JOIN {games} g USING (run_id, game_index)
+CROSS JOIN (VALUES {kinds}) k(kind)
+WHERE t.phase IN ('place', 'capture', 'convert') AND coalesce(t.outcome, '') <> 'no_move'
+GROUP BY ALL ORDER BY ALL
+"""
+
+CONVERT_SQL = """
+SELECT {g_keys} count(*) AS attempts, count(*) FILTER (WHERE t.outcome = 'converted') AS converted
+FROM turns t JOIN {games} g USING (run_id, game_index)
+WHERE t.phase = 'convert' GROUP BY ALL ORDER BY ALL
+"""
+
+
+def _turn_rows(scope: Scope, phase: str) -> str:
+    return (f"turns t JOIN {scope.filtered_games_sql([])} g USING (run_id, game_index) "
+            f"WHERE t.phase = '{phase}'")
+
+
+def faults(scope: Scope) -> list[dict]:
+    if not scope.has("phase", "fault_kinds", "run_id", "game_index", view="turns"):
+        return []
+    kinds = ", ".join(f"('{k}')" for k in (*FAULT_KINDS, "any"))
+    sql = FAULTS_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]), kinds=kinds)
+    return [put(r, "fault", share(r["faults"], r["actions"])) for r in scope.rows(sql)]
+
+
+def attempts(scope: Scope) -> list[dict]:
+    if not scope.has("phase", "attempts", "outcome", view="turns"):
+        return []
+    rows = describe(scope, "t.attempts", _turn_rows(scope, "place"), scope.keys_sql())
+    gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE t.outcome = 'gave_up') AS k "
+                         f"FROM {_turn_rows(scope, 'place')} GROUP BY ALL ORDER BY ALL")
+    for row, g in zip(rows, gave_up):
+        put(row, "gave_up", share(g["k"], g["n"]))
+    return rows
+
+
+def conversions(scope: Scope) -> list[dict]:
+    if not scope.has("conversions_0", "conversions_1"):
+        return []
+    rows = describe(scope, "conversions_0 + conversions_1", f"games WHERE status = 'ok' {scope.where_sql}",
+                    scope.keys_sql())
+    if scope.has("phase", "outcome", view="turns"):
+        sql = CONVERT_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]))
+        success = {tuple(r.get(k) for k in scope.game_keys()): r for r in scope.rows(sql)}
+        for row in rows:
+            s = success.get(tuple(row.get(k) for k in scope.game_keys()))
+            put(row, "success", share(s["converted"], s["attempts"]) if s else None)
+    return rows
+
+
+def captures(scope: Scope) -> list[dict]:
+    if not scope.has("phase", "captured_discs", view="turns"):
+        return []
+    return describe(scope, "t.captured_discs", _turn_rows(scope, "capture"), scope.keys_sql())
+
+
+def _seat_stat_sql(scope: Scope, present: list[str]) -> str:
+    keys = scope.keys_sql()
+    parts = []
+    for seat in (0, 1):
+        cols = ", ".join(f"{quote(f'{c}_{seat}')} AS {c}" for c in present)
+        parts.append(f"SELECT {keys} {seat} AS seat, {cols} FROM games WHERE status = 'ok' {{where}}")
+    return " UNION ALL ".join(parts)
+
+
+def seat_ends(scope: Scope) -> list[dict]:
+    present = [c for c in PER_SEAT if scope.has(f"{c}_0", f"{c}_1")]
+    if not present:
+        return []
+    means = ", ".join(f"avg({c}) AS mean_{c}" for c in present)
+    extra = []
+    if "stack" in present:
+        extra.append("count(*) FILTER (WHERE stack = 0) AS emptied")
+    if {"towers", "tower_discs"} <= set(present):
+        extra.append("sum(tower_discs) / nullif(sum(towers), 0) AS discs_per_tower")
+    union = _seat_stat_sql(scope, present)
+    body = union.replace("{where}", "{w0}", 1).replace("{where}", "{w1}", 1)
+    body = body.format(w0=scope.where_sql, w1=scope.where_sql)
+    sql = (f"SELECT {scope.keys_sql()} seat, {COLOUR_OF_SEAT} AS colour, count(*) AS games, {means}"
+           f"{''.join(', ' + e for e in extra)} FROM ({body}) GROUP BY ALL ORDER BY ALL")
+    cur = scope.con.execute(sql, list(scope.params) * 2)
+    names = [d[0] for d in cur.description]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    for row in rows:
+        if "emptied" in row:
+            put(row, "emptied", share(row.pop("emptied"), row["games"]))
+    return rows
+
+
+def red_colour(scope: Scope) -> list[dict]:
+    if not scope.has("red_orientation"):
+        return []
+    return outcomes(scope, ["red_orientation", "colour"], {"colour": COLOUR_OF_SEAT})

@@ -1,0 +1,103 @@
+"""What a measure is computed over: grouping keys, a filter, the columns at hand.
+
+``Scope.of(con, by, where)`` validates the user's ``--by`` / ``--where`` once
+and is handed to every measure:
+
+- ``by``: grouping columns. A column of ``games`` groups every table; a
+  column only the ``seats`` view has (``seat``, ``strategy``, ``opponent``)
+  groups only the per-seat tables (a per-game table has no seat to split by).
+- ``where``: ``column=value`` / ``column!=value`` filters on ``games``
+  columns. The values become duckdb parameters (``?``), never SQL text.
+- ``games`` / ``seats`` / ``turns``: the column names each view has (empty
+  for ``turns`` when the runs recorded none), so a measure can skip itself
+  cleanly when its columns are absent.
+
+Turn-level measures read ``turns`` joined to the filtered games, so filters
+and groups on game columns reach them too (``filtered_games_sql``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from pipelines.dataset import columns
+from rules.base import UsageError
+
+SEAT_ONLY = ("seat", "strategy", "opponent", "score", "opp_score", "margin", "result")
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def parse_where(items: list[str], known: list[str]) -> tuple[str, list]:
+    """``col=value`` / ``col!=value`` filters into SQL with parameters."""
+    clauses, params = [], []
+    for item in items:
+        op = "!=" if "!=" in item else "="
+        col, sep, value = item.partition(op)
+        col = col.strip()
+        if not sep or not col:
+            raise UsageError(f"--where {item!r} is not column=value or column!=value")
+        if col not in known:
+            raise UsageError(f"--where: unknown column {col!r}; columns: {', '.join(known)}")
+        clauses.append(f"CAST({quote(col)} AS VARCHAR) {'<>' if op == '!=' else '='} ?")
+        params.append(value.strip())
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _views(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+
+
+@dataclass(frozen=True)
+class Scope:
+    con: duckdb.DuckDBPyConnection
+    by: tuple[str, ...]
+    where_sql: str
+    params: tuple
+    games: frozenset[str]
+    seats: frozenset[str]
+    turns: frozenset[str]
+
+    @classmethod
+    def of(cls, con: duckdb.DuckDBPyConnection, by=(), where=()) -> "Scope":
+        games, seats = columns(con, "games"), columns(con, "seats")
+        turns = columns(con, "turns") if "turns" in _views(con) else []
+        for col in by:
+            if col not in seats:
+                raise UsageError(f"--by: unknown column {col!r}; columns: {', '.join(seats)}")
+        where_sql, params = parse_where(list(where), games)
+        return cls(con, tuple(by), where_sql, tuple(params), frozenset(games), frozenset(seats), frozenset(turns))
+
+    # grouping -------------------------------------------------------------
+    def game_keys(self) -> list[str]:
+        """``--by`` columns that exist per game (seat-only ones dropped)."""
+        return [c for c in self.by if c in self.games]
+
+    def keys_sql(self, extra: list[str] = (), prefix: str = "", seat_level: bool = False) -> str:
+        """``"k1", "k2", `` for a SELECT / GROUP BY (empty when no keys)."""
+        keys = list(extra) + [c for c in (self.by if seat_level else self.game_keys()) if c not in extra]
+        return "".join(f"{prefix}{quote(k)}, " for k in keys)
+
+    def partition_sql(self, prefix: str = "") -> str:
+        keys = self.game_keys()
+        return ("PARTITION BY " + ", ".join(prefix + quote(k) for k in keys)) if keys else ""
+
+    # columns --------------------------------------------------------------
+    def has(self, *cols: str, view: str = "games") -> bool:
+        return set(cols) <= getattr(self, view)
+
+    def filtered_games_sql(self, cols: list[str]) -> str:
+        """A subquery of the filtered games with the join keys, group keys and ``cols``."""
+        wanted = ["run_id", "game_index", *self.game_keys(), *cols]
+        select = ", ".join(quote(c) for c in dict.fromkeys(wanted))
+        return f"(SELECT {select} FROM games WHERE true {self.where_sql})"
+
+    # running --------------------------------------------------------------
+    def rows(self, sql: str) -> list[dict]:
+        cur = self.con.execute(sql, list(self.params))
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
