@@ -126,8 +126,8 @@ def run_experiment(
     tasks = ((exp_json, result.run_id, number, first, count, run.uri) for number, first, count in todo)
     executor = None
     try:
+        executor = make_executor(workers, address)  # Ray installs its own handlers: ours go after
         with _stop_on_signals():
-            executor = make_executor(workers, address)
             for summary in executor.run(tasks):
                 result.games_done += summary.games
                 result.games_failed += summary.failed

@@ -8,6 +8,9 @@ isolation.
 
 from __future__ import annotations
 
+import os
+import time
+
 import pyarrow as pa
 from pydantic import Field
 
@@ -32,11 +35,20 @@ class Crash(StrategyParams):
     every: int = Field(3, ge=1)
 
 
+class Sleepy(StrategyParams):
+    ms: float = Field(20.0, ge=0)
+
+
 def _roll(spec: GameSpec, seat: int, rnd: int) -> int:
     strat = spec.seats[seat]
     params = dict(strat.params)
     if strat.name == "crash" and spec.index % int(params.get("every", 3)) == 0:
         raise RuntimeError(f"crash strategy failed on game {spec.index}")
+    if strat.name == "sleepy":
+        if os.environ.get("POLSIM_TOY_PIDFILE"):
+            with open(os.environ["POLSIM_TOY_PIDFILE"], "a") as f:
+                f.write(f"{os.getpid()}\n")
+        time.sleep(float(params.get("ms", 20.0)) / 1000 / spec.rules.rounds)
     roll = int(stream(spec.seed, f"seat{seat}-round{rnd}").integers(1, spec.rules.sides + 1))
     return roll + (int(params.get("bonus", 1)) if strat.name == "loaded" else 0)
 
@@ -70,6 +82,7 @@ TOY = register_game(GameDef(
         "fair": StrategyDef("fair", "rolls", Fair, lambda p: None),
         "loaded": StrategyDef("loaded", "adds a bonus", Loaded, lambda p: None),
         "crash": StrategyDef("crash", "raises on some games", Crash, lambda p: None),
+        "sleepy": StrategyDef("sleepy", "fair, but takes ms per game", Sleepy, lambda p: None),
     },
     play_batch=play_batch,
 ))
