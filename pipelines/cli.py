@@ -169,21 +169,26 @@ def analyze(
     where: WhereOpt = [],
     fmt: FormatOpt = Format.table,
     table: Annotated[Optional[str], typer.Option("--table", help="Print only this table.")] = None,
+    measures: Annotated[list[str], typer.Option(
+        "--measures", "-m",
+        help="Measure group (repeatable): outcome, length, decisiveness, ends, polar, polarity; default all.")] = [],
 ) -> None:
-    """Win/draw/loss per strategy and seat with 95 % intervals, game length, end reasons.
+    """Balance measures with 95 % intervals: outcomes per strategy and seat, balance, length, decisiveness, game-specific.
 
-    Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --format json
+    Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
+    from pipelines.display import readable_tables
+
     try:
         con, _ = open_runs(runs)
-        tables = analysis.summarize(con, by=by, where=where)
+        tables = analysis.measure(con, by=by, where=where, groups=measures or None)
         if table is not None:
             if table not in tables:
                 raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")
             tables = {table: tables[table]}
     except UsageError as exc:
         fail(str(exc))
-    print_tables(tables, fmt, out_console)
+    print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 
 @app.command()
