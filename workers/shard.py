@@ -33,6 +33,7 @@ class ShardSummary:
     failed: int
     seconds_playing: float
     seconds_total: float
+    node: str = ""
 
 
 def package_version() -> str:
@@ -131,4 +132,15 @@ def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, r
         write_table_atomic(run.child("turns", name), turns)
     write_table_atomic(run.child("games", name), games)
     failed = games.num_rows - pc.sum(pc.equal(games["status"], "ok")).as_py()
-    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0)
+    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0, _node_id())
+
+
+def _node_id() -> str:
+    """The Ray node that played the shard ('' outside Ray)."""
+    import sys
+
+    if "ray" not in sys.modules:
+        return ""
+    import ray
+
+    return ray.get_runtime_context().get_node_id() if ray.is_initialized() else ""
