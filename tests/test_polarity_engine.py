@@ -216,6 +216,7 @@ def test_edge_group_already_a_tower_in_captors_colour_is_captured_in_place():
     game.world.b[50] = extra
     game.world.next_id = 51
     game.table.pending.append(FaultGroup(captor=1, ids=(host.id, 50)))
+    game.refresh()
     game.play_turn(1)
     assert game.sim.calls[-1] == "place_leaner"  # no place_tower episode
     assert game.rows[-2]["outcome"] == "captured" and game.rows[-2]["captured_discs"] == 2
@@ -229,6 +230,7 @@ def test_edge_fault_during_a_capture_ends_the_turn_and_separated_discs_form_a_ne
     game.world.b.update({60: a, 61: b})
     game.world.next_id = 62
     game.table.pending.append(FaultGroup(captor=1, ids=(60, 61)))
+    game.refresh()
 
     def tower_then_slide(world, ids, x, y, up):
         # disc 60 lands on the mat; disc 61 slides off and snaps to White's foundation

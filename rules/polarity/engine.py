@@ -100,8 +100,29 @@ class Game:
         self.setup_turns = 2 * self.rules.foundations
 
     # -- plumbing ---------------------------------------------------------
+    @property
+    def world(self):
+        return self._world
+
+    @world.setter
+    def world(self, world) -> None:
+        self._world, self._bodies = world, None
+
+    def refresh(self) -> None:
+        """Forget the cached bodies (after the world changed outside an episode)."""
+        self._bodies = None
+
+    def bodies(self):
+        if self._bodies is None:
+            self._bodies = self._world.bodies()
+        return self._bodies
+
+    def remove(self, ids) -> None:
+        self._world.remove(ids)
+        self._bodies = None
+
     def view(self, seat: int) -> View:
-        return View(seat, self.world.bodies(), self.table, self.rules, self.geo,
+        return View(seat, self.bodies(), self.table, self.rules, self.geo,
                     trial=self.trial_for(seat), nominal=self.nominal_for(seat))
 
     def nominal_for(self, seat: int):
@@ -111,9 +132,10 @@ class Game:
 
     def episode(self, fn, *args):
         """Run one episode on the live world; returns (before, before_contacts, episode)."""
-        before = {b.id: b for b in self.world.bodies()}
+        before = {b.id: b for b in self.bodies()}
         contacts = pairs(self.world.contacts())
         ep = fn(self.world, *args)
+        self._bodies = None
         self.steps += ep.steps
         self.sim_time += ep.sim_time
         if ep.status in ("nan", "energy"):
@@ -147,7 +169,7 @@ class Game:
 
     def record(self, seat: int, phase: str, outcome: str, res: Resolution | None = None, **cols) -> None:
         res = res or Resolution()
-        bodies = self.world.bodies()
+        bodies = self.bodies()
         row = {
             "turn": self.turn, "player": seat, "phase": phase, "outcome": outcome,
             "fault_kinds": ",".join(res.faults), "returned_to_stack": len(res.returned),
@@ -166,10 +188,10 @@ class Game:
 
     def apply(self, seat: int, ep, res: Resolution) -> None:
         """Move returned discs to the mover's stack, update towers, queue fault groups."""
-        on_mat = {b.id for b in self.world.bodies()}
+        on_mat = {b.id for b in self.bodies()}
         gone = [i for i in res.returned if i in on_mat]
         if gone:
-            self.world.remove(gone)
+            self.remove(gone)
         self.table.stacks[seat] += len(res.returned)
         self.refresh_towers(ep, set(res.returned))
         if self.rules.tower_steal:
@@ -193,7 +215,7 @@ class Game:
         self.table.towers = [t for t in self.table.towers if t.ids]
 
     def check_end(self, seat: int, res: Resolution, emptied: bool = False) -> None:
-        shown = {b.up for b in self.world.bodies() if not b.red and b.state.value != "out"}
+        shown = {b.up for b in self.bodies() if not b.red and b.state.value != "out"}
         end = sudden_end(self.rules, seat, res.red_touched, res.red_moved, self.table.stacks, emptied, shown)
         if end:
             raise GameOver(*end)
@@ -203,6 +225,7 @@ class Game:
         self.red_orientation = red_orientation(self.rules.red_orientation, stream(self.spec.seed, "red"))
         self.red_up = 1 if self.red_orientation == "bar" else -1
         self.world.add_flat(0.0, 0.0, self.red_up, red=True)
+        self.refresh()
         for seat in (0, 1):
             for _ in range(self.rules.foundations):
                 self.lay_foundation(seat)
@@ -258,7 +281,7 @@ class Game:
 
     def capture(self, seat: int, group) -> bool:
         """R10-R11: lift a fault group and place it as a tower; True if the turn ended."""
-        bodies = {b.id: b for b in self.world.bodies()}
+        bodies = {b.id: b for b in self.bodies()}
         ids = [i for i in group.ids if i in bodies and bodies[i].state.value != "out"]
         if not ids:
             return False
@@ -317,7 +340,7 @@ class Game:
         intended = dict(host=place.host, azimuth=place.azimuth, base_distance=place.base_distance, tilt=place.tilt)
         for attempt in range(1, self.rules.max_attempts + 1):
             self.counts["attempts"][seat] += 1
-            host = next(b for b in self.world.bodies() if b.id == place.host)
+            host = next(b for b in self.bodies() if b.id == place.host)
             az, dist, tilt = noisy_place(place, (host.x, host.y), self.hand[seat], p)
             noisy = dict(azimuth_noisy=az, base_distance_noisy=dist, tilt_noisy=tilt)
             before, contacts, ep = self.episode(
@@ -325,7 +348,7 @@ class Game:
             )
             res = self.resolve(ep, before, contacts, seat, {ep.action}, action=ep.action)
             if res.action == "flat" and not res.fault:
-                self.world.remove([ep.action])
+                self.remove([ep.action])
                 continue
             emptied = False
             if res.action != "in_hand":
