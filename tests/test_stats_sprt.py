@@ -209,3 +209,9 @@ def test_regression_sprt_state_agrees_with_the_vectorised_verdicts():
         assert states[-1] == names[int(want)]
         if want in (1, -1):
             assert test.direction == want
+
+
+def test_sprt_hypotheses_can_be_stated_in_elo():
+    config = SPRTConfig.from_elo(0, 400 * np.log10(0.55 / 0.45), model="pentanomial")
+    assert (config.s0, config.s1) == pytest.approx((0.5, 0.55))
+    assert config.model == "pentanomial"

@@ -66,3 +66,15 @@ def test_pentanomial_from_pair_scores_bins_half_points_and_rejects_others():
         Pentanomial.from_pair_scores(np.array([0.25]))
     with pytest.raises(ValueError):
         Pentanomial.from_pair_scores(np.array([2.5]))
+
+
+def test_tally_from_a_winner_column_counts_each_seats_wins_draws_and_losses():
+    winners = np.array([0, 1, -1, 0, 0, 1, -1], dtype=np.int8)
+    assert Tally.from_winners(winners, side=0) == Tally.of(3, 2, 2)
+    assert Tally.from_winners(winners, side=1) == Tally.of(2, 2, 3)
+
+
+@pytest.mark.parametrize("winners", [np.array([0, 2]), np.array([0.0, np.nan]), np.zeros((2, 2))])
+def test_tally_from_a_winner_column_refuses_unknown_winners(winners):
+    with pytest.raises(ValueError):
+        Tally.from_winners(winners, side=0)

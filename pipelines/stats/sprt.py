@@ -59,6 +59,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from .ratings import score_from_elo
 from .tally import PENTANOMIAL_SCORES, TRINOMIAL_SCORES, Pentanomial, Tally
 
 REGULARIZE = 1e-3  # pseudo-count for empty categories
@@ -159,6 +160,11 @@ class SPRTConfig(BaseModel):
     alpha: float = 0.05
     beta: float = 0.05
     model: Literal["trinomial", "pentanomial"] = "trinomial"
+
+    @classmethod
+    def from_elo(cls, elo0: float, elo1: float, **kwargs: object) -> "SPRTConfig":
+        """Hypotheses stated as logistic Elo differences (fishtest habit)."""
+        return cls(s0=score_from_elo(elo0), s1=score_from_elo(elo1), **kwargs)
 
     @model_validator(mode="after")
     def _check(self) -> "SPRTConfig":

@@ -58,6 +58,18 @@ class Tally:
         """A tally whose game count is the sum of its parts."""
         return cls(wins, draws, losses, int(wins) + int(draws) + int(losses))
 
+    @classmethod
+    def from_winners(cls, winners: np.ndarray, side: int) -> "Tally":
+        """Tally of seat ``side`` (0 or 1) from a ``winner`` column: seat
+        index of the winner, -1 for a draw. Failed games (null winners) must
+        be filtered out first; any other value is refused."""
+        w = np.asarray(winners)
+        if side not in (0, 1):
+            raise ValueError(f"side must be seat 0 or 1, got {side}")
+        if w.ndim != 1 or not np.isin(w, (-1, 0, 1)).all():
+            raise ValueError("winners must be a 1-D array of 0, 1 or -1 (draw)")
+        return cls.of(int((w == side).sum()), int((w == -1).sum()), int((w == 1 - side).sum()))
+
     @property
     def points(self) -> float:
         """Wins plus half the draws."""
