@@ -11,4 +11,16 @@
 - ``sprt``: generalized SPRT (trinomial and pentanomial) and the two-sided
   regression SPRT.
 - ``ratings``: Bradley–Terry ratings on the Elo scale; Elo from a score rate.
+
+Typical calls (counts come from duckdb queries over the games tables)::
+
+    t = Tally.from_winners(winner_column, side=0)      # or Tally.of(w, d, l)
+    proportion.score_rate(t)                           # Interval
+    balance.balance([seat0_wins, seat1_wins], draws)   # Interval, 1 = balanced
+    paired.paired_score_difference(table_3x3)          # (TestResult, Interval)
+    paired.holm([p1, p2, p3]).reject
+    sprt.SPRT(sprt.SPRTConfig(s0=0.5, s1=0.53)).update(t)          # 'H0'|'H1'|'continue'
+    sprt.RegressionSPRT(sprt.RegressionConfig(delta=0.03)).update(
+        sprt.difference_counts(table_3x3))                         # 'changed'|'unchanged'|'continue'
+    ratings.bradley_terry(wins, draws, names, anchor=None).interval("name")
 """
