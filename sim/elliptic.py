@@ -25,7 +25,7 @@ import math
 
 from numba import njit
 
-_TOLERANCE = 1e-8    # relative; the error after the last round is ~ tolerance²
+_TOLERANCE = 1e-6    # relative; the error after the last round is ~ tolerance²
 _HALF_PI = 0.5 * math.pi
 
 
@@ -68,3 +68,49 @@ def cel(kc, p, c, s):
         g = em
         em = k + em
     return _HALF_PI * (ss + cc * em) / (em * (em + pp))
+
+
+@njit(cache=True)
+def _start(kc, p, c, s):
+    """Bulirsch's starting values (pp, cc, ss) of one integral."""
+    if p > 0.0:
+        pp = math.sqrt(p)
+        return pp, c, s / pp
+    f = kc * kc
+    q = 1.0 - f
+    g = 1.0 - p
+    f = f - p
+    q = q * (s - c * p)
+    pp = math.sqrt(f / g)
+    cc = (c - s) / g
+    return pp, cc, -q / (g * g * pp) + cc * pp
+
+
+@njit(cache=True)
+def cel_pair(kc, p1, c1, s1, p2, c2, s2):
+    """(cel(kc, p1, c1, s1), cel(kc, p2, c2, s2)) in one descent: the modulus
+    sequence depends on kc only, so the two integrals share its square roots."""
+    k = abs(kc)
+    pa, ca, sa = _start(kc, p1, c1, s1)
+    pb, cb, sb = _start(kc, p2, c2, s2)
+    em = 1.0
+    kk = k
+    while True:
+        f = ca
+        ca = ca + sa / pa
+        g = kk / pa
+        sa = 2.0 * (sa + f * g)
+        pa = g + pa
+        f = cb
+        cb = cb + sb / pb
+        g = kk / pb
+        sb = 2.0 * (sb + f * g)
+        pb = g + pb
+        g = em
+        em = k + em
+        if abs(g - k) <= g * _TOLERANCE:
+            break
+        k = 2.0 * math.sqrt(kk)
+        kk = k * em
+    scale = _HALF_PI / em
+    return scale * (sa + ca * em) / (em + pa), scale * (sb + cb * em) / (em + pb)

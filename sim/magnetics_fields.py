@@ -28,7 +28,7 @@ import math
 
 from numba import njit
 
-from sim.elliptic import cel
+from sim.elliptic import cel_pair
 
 _KC_MIN = 1e-12          # clamp of the complementary modulus at a rim edge
 _RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
@@ -51,17 +51,25 @@ def cylinder_field_local(rho, z, a, b, br):
     km = max(math.sqrt((zm * zm + am2) / (zm * zm + ap2)), _KC_MIN)
     gamma = am / ap
     g2 = gamma * gamma
-    b_rho = b0 * a * (cel(kp, 1.0, 1.0, -1.0) / dp - cel(km, 1.0, 1.0, -1.0) / dm)
-    b_z = b0 * a / ap * (zp / dp * cel(kp, g2, 1.0, gamma) - zm / dm * cel(km, g2, 1.0, gamma))
+    rho_p, z_p = cel_pair(kp, 1.0, 1.0, -1.0, g2, 1.0, gamma)
+    rho_m, z_m = cel_pair(km, 1.0, 1.0, -1.0, g2, 1.0, gamma)
+    b_rho = b0 * a * (rho_p / dp - rho_m / dm)
+    b_z = b0 * a / ap * (zp / dp * z_p - zm / dm * z_m)
     return b_rho, b_z
 
 
 @njit(cache=True)
 def cylinder_field(p, c, n, a, b, br, out):
     """Exact B (T) at world point p of the magnet (c, n); written to out[3]."""
-    d0 = p[0] - c[0]
-    d1 = p[1] - c[1]
-    d2 = p[2] - c[2]
+    out[0], out[1], out[2] = cylinder_field_xyz(p[0], p[1], p[2], c, n, a, b, br)
+
+
+@njit(cache=True)
+def cylinder_field_xyz(px, py, pz, c, n, a, b, br):
+    """Exact (Bx, By, Bz) in T at world point (px, py, pz) of the magnet (c, n)."""
+    d0 = px - c[0]
+    d1 = py - c[1]
+    d2 = pz - c[2]
     z = d0 * n[0] + d1 * n[1] + d2 * n[2]
     r0 = d0 - z * n[0]
     r1 = d1 - z * n[1]
@@ -72,9 +80,7 @@ def cylinder_field(p, c, n, a, b, br, out):
         s = b_rho / rho
     else:
         s = 0.0
-    out[0] = s * r0 + b_z * n[0]
-    out[1] = s * r1 + b_z * n[1]
-    out[2] = s * r2 + b_z * n[2]
+    return s * r0 + b_z * n[0], s * r1 + b_z * n[1], s * r2 + b_z * n[2]
 
 
 @njit(cache=True)
@@ -92,9 +98,15 @@ def multipole_moments(a, b, br):
 @njit(cache=True)
 def multipole_field(p, c, n, q1, q3, q5, out):
     """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; written to out[3]."""
-    d0 = p[0] - c[0]
-    d1 = p[1] - c[1]
-    d2 = p[2] - c[2]
+    out[0], out[1], out[2] = multipole_field_xyz(p[0], p[1], p[2], c, n, q1, q3, q5)
+
+
+@njit(cache=True)
+def multipole_field_xyz(px, py, pz, c, n, q1, q3, q5):
+    """(Bx, By, Bz) in T at (px, py, pz) of axial multipoles Q1, Q3, Q5 at c on axis n."""
+    d0 = px - c[0]
+    d1 = py - c[1]
+    d2 = pz - c[2]
     r = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
     inv_r = 1.0 / r
     u = (d0 * n[0] + d1 * n[1] + d2 * n[2]) * inv_r
@@ -110,9 +122,8 @@ def multipole_field(p, c, n, q1, q3, q5, out):
     s5 = q5 * inv_r2 * inv_r2 * inv_r2 * inv_r
     radial = _INV_4PI * (s1 * (2.0 * p1 + u) + s3 * (4.0 * p3 + u * dp3) + s5 * (6.0 * p5 + u * dp5))
     axial = -_INV_4PI * (s1 + s3 * dp3 + s5 * dp5)
-    out[0] = radial * d0 * inv_r + axial * n[0]
-    out[1] = radial * d1 * inv_r + axial * n[1]
-    out[2] = radial * d2 * inv_r + axial * n[2]
+    radial *= inv_r
+    return radial * d0 + axial * n[0], radial * d1 + axial * n[1], radial * d2 + axial * n[2]
 
 
 @njit(cache=True)
