@@ -1,0 +1,54 @@
+"""``polsim compare BASELINE CANDIDATE``: did the candidate change outcomes?
+
+Exit 0: no significant change; 1: significant change (Holm-corrected family
+at ``--alpha``); 2: bad input or runs that cannot be paired.
+"""
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from pipelines.compare import Verdict, compare_runs
+from pipelines.render import Format, print_tables
+from rules.base import UsageError
+
+AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate of the verdict (Holm).")]
+ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many changed games.")]
+
+
+def print_verdict(verdict: Verdict, changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
+    """The verdict table, the changed games (at most ``show``) and the one-line verdict."""
+    for note in verdict.notes:
+        err.print(f"note: {note}", highlight=False)
+    shown = changed[: max(show, 0)]
+    print_tables({"verdict": verdict.table(), "changed_games": shown}, fmt, out)
+    if fmt is Format.table:
+        if len(changed) > len(shown):
+            out.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
+        word = "[bold red]CHANGED[/]" if verdict.significant else "[bold green]no significant change[/]"
+        out.print(f"{word}: {verdict.changed} of {verdict.n} paired games changed winner; "
+                  f"family-wise α = {verdict.alpha} (Holm)")
+
+
+def register(app: typer.Typer) -> None:
+    from pipelines import cli
+
+    @app.command()
+    def compare(
+        baseline: Annotated[str, typer.Argument(help="Baseline run folder or URI.")],
+        candidate: Annotated[str, typer.Argument(help="Candidate run folder or URI (same game, variant and seeds).")],
+        alpha: AlphaOpt = 0.05,
+        show: ShowOpt = 20,
+        fmt: cli.FormatOpt = Format.table,
+    ) -> None:
+        """Pair two runs game by game and test whether outcomes changed (exit 0 same, 1 changed, 2 bad input).
+
+        Example: polsim compare runs/polar-polar-9-1a2b3c4d5e runs/candidate/polar-polar-9-1a2b3c4d5e
+        """
+        try:
+            result = compare_runs(baseline, candidate, alpha)
+        except UsageError as exc:
+            cli.fail(str(exc))
+        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
+        raise typer.Exit(1 if result.verdict.significant else 0)

@@ -1,0 +1,335 @@
+"""Compare two runs game by game: did the candidate change outcomes?
+
+Two runs *match* when they play the same game and variant, the same seeds
+(run seed and games per cell) and the same matchups cell by cell; their knob
+overrides may differ (that is what a comparison is for). Games are paired by
+(cell, seed index): the same seed, the same strategies in the same seats.
+
+Pieces:
+
+- ``match_runs(baseline, candidate)`` → ``Paired``: the matched games as
+  arrays of length ``n`` (only games finished ``ok`` in both runs);
+  ``UsageError`` says what does not match.
+- ``focus`` side of a game: strategy A of its cell (the first of the
+  matchup), or seat 0 (the first player) when both strategies are the same —
+  in self-play, "A" is not a side, the first player is. Outcomes are scored
+  from the focus side: loss 0, draw 1/2, win 1 (category 0, 1, 2).
+- ``verdict(paired, alpha)`` → ``Verdict``: the family of tests, Holm
+  corrected at family-wise ``alpha``:
+  * outcome (McNemar on focus-side wins) with the paired win-rate difference
+    B - A and Newcombe's paired interval;
+  * score rate (paired t on the focus-side score difference, with interval);
+  * outcome mix (Stuart–Maxwell on the loss/draw/win table);
+  * first player (McNemar on seat-0 wins), when a cell is not self-play;
+  * score distribution (Mann–Whitney on the focus side's final score);
+  * game length (Mann–Whitney on turns);
+  * end reasons (chi-square on run × end reason).
+  The unpaired tests (Mann–Whitney, chi-square) ignore the pairing; same-seed
+  games are positively correlated, which makes them conservative.
+- ``changed_games(paired)``: games whose winner changed, with the command
+  that replays each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+import numpy as np
+
+from pipelines import manifest as mf
+from pipelines.dataset import open_runs
+from pipelines.spec import Experiment
+from pipelines.stats import paired as pt
+from pipelines.stats.paired_proportion import difference as paired_difference
+from rules.base import UsageError
+
+COLUMNS = ("cell", "seed_index", "game_index", "game_seed", "strategy_0", "strategy_1", "winner",
+           "score_0", "score_1", "end_reason", "n_turns", "status", "variant_hash")
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Matched games; every array has shape ``[n]``. Suffix _a = baseline, _b = candidate."""
+
+    cell: np.ndarray
+    seed_index: np.ndarray
+    game_index: np.ndarray
+    focus_seat: np.ndarray  # seat (0/1) whose outcome is scored
+    self_play: np.ndarray  # bool: both seats play the same strategy
+    winner_a: np.ndarray  # 0, 1 or -1 (draw)
+    winner_b: np.ndarray
+    score_a: np.ndarray  # final score of the focus side
+    score_b: np.ndarray
+    turns_a: np.ndarray
+    turns_b: np.ndarray
+    end_a: np.ndarray  # end reason strings
+    end_b: np.ndarray
+    labels: tuple[str, ...] = ()  # cell labels (candidate's), by cell number
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        sizes = {k: len(v) for k, v in self.__dict__.items() if isinstance(v, np.ndarray)}
+        if len(set(sizes.values())) > 1:
+            raise ValueError(f"paired arrays differ in length: {sizes}")
+
+    @property
+    def n(self) -> int:
+        return len(self.cell)
+
+    def outcome(self, winner: np.ndarray) -> np.ndarray:
+        """Focus-side category: 0 loss, 1 draw, 2 win."""
+        return np.where(winner == -1, 1, np.where(winner == self.focus_seat, 2, 0))
+
+    def outcome_table(self) -> np.ndarray:
+        """``[3, 3]`` paired table of focus-side (loss, draw, win), baseline × candidate."""
+        table = np.zeros((3, 3), dtype=np.int64)
+        np.add.at(table, (self.outcome(self.winner_a), self.outcome(self.winner_b)), 1)
+        return table
+
+    def win_table(self, seat0: bool = False) -> np.ndarray:
+        """``[2, 2]`` paired table of wins (focus side, or seat 0)."""
+        side = np.zeros_like(self.focus_seat) if seat0 else self.focus_seat
+        table = np.zeros((2, 2), dtype=np.int64)
+        np.add.at(table, ((self.winner_a == side).astype(int), (self.winner_b == side).astype(int)), 1)
+        return table
+
+    def subset(self, mask: np.ndarray) -> "Paired":
+        arrays = {k: v[mask] for k, v in self.__dict__.items() if isinstance(v, np.ndarray)}
+        return Paired(**arrays, labels=self.labels, notes=self.notes)
+
+
+def focus_seats(seed_index: np.ndarray, self_play: np.ndarray) -> np.ndarray:
+    """Seat of strategy A (seat 0 on even seed indices, see ``pipelines.spec``), or 0 in self-play."""
+    return np.where(self_play, 0, seed_index % 2).astype(np.int64)
+
+
+# --- matching two runs -------------------------------------------------------
+
+
+def _describe_seeds(exp: Experiment) -> str:
+    return f"run seed {exp.seed}, {exp.games} games per cell"
+
+
+def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) -> None:
+    """Raise ``UsageError`` naming the first thing that keeps the runs from pairing."""
+    a, b = names
+    if base.game != cand.game:
+        raise UsageError(f"different game: {a} plays {base.game}, {b} plays {cand.game}; compare runs of one game")
+    if base.variant != cand.variant:
+        raise UsageError(f"different variant: {a} is {base.variant}, {b} is {cand.variant}; "
+                         "compare one variant (model a rule change with --set knobs)")
+    if (base.seed, base.games) != (cand.seed, cand.games):
+        raise UsageError(f"different seeds: {a} has {_describe_seeds(base)}, {b} has {_describe_seeds(cand)}; "
+                         "games can only be paired on the same seeds")
+    if len(base.cells) != len(cand.cells):
+        raise UsageError(f"different matchups: {a} has {len(base.cells)} cells, {b} has {len(cand.cells)}")
+    for i, (x, y) in enumerate(zip(base.cells, cand.cells)):
+        if tuple(x.matchup) != tuple(y.matchup):
+            raise UsageError(f"different matchups in cell {i}: {a} plays {' vs '.join(x.matchup)}, "
+                             f"{b} plays {' vs '.join(y.matchup)}")
+
+
+JOIN_SQL = """
+SELECT a.cell, a.seed_index, a.game_index,
+       a.game_seed AS seed_a, b.game_seed AS seed_b,
+       a.strategy_0 AS s0_a, b.strategy_0 AS s0_b, a.strategy_1 AS s1_a, b.strategy_1 AS s1_b,
+       a.status AS status_a, b.status AS status_b,
+       a.winner AS winner_a, b.winner AS winner_b,
+       a.score_0 AS score0_a, a.score_1 AS score1_a, b.score_0 AS score0_b, b.score_1 AS score1_b,
+       a.n_turns AS turns_a, b.n_turns AS turns_b, a.end_reason AS end_a, b.end_reason AS end_b
+FROM a JOIN b USING (cell, seed_index)
+ORDER BY a.cell, a.seed_index
+"""
+
+
+def _notes(n_a: int, n_b: int, joined: int, failed: int, exp: Experiment, names: tuple[str, str]) -> list[str]:
+    notes = []
+    total = exp.total_games
+    for name, n in zip(names, (n_a, n_b)):
+        if n < total:
+            notes.append(f"{name} has {n} of {total} games (incomplete); compared on the games both have")
+    if failed:
+        notes.append(f"{failed} pairs left out: the game failed (status not ok) in one run or both")
+    return notes
+
+
+def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Paired:
+    """Pair the games of two runs; ``UsageError`` when they cannot be paired."""
+    con_a, (man_a,) = open_runs([baseline])
+    con_b, (man_b,) = open_runs([candidate])
+    exp_a, exp_b = mf.experiment_of(man_a), mf.experiment_of(man_b)
+    check_matchable(exp_a, exp_b, names)
+    cols = ", ".join(COLUMNS)
+    con = duckdb.connect()
+    con.register("a", con_a.sql(f"SELECT {cols} FROM games").to_arrow_table())
+    con.register("b", con_b.sql(f"SELECT {cols} FROM games").to_arrow_table())
+    n_a = con.execute("SELECT count(*) FROM a").fetchone()[0]
+    n_b = con.execute("SELECT count(*) FROM b").fetchone()[0]
+    rows = con.execute(JOIN_SQL).fetchnumpy()
+    if len(rows["cell"]) == 0:
+        raise UsageError(f"{names[0]} and {names[1]} have no game in common yet; finish the runs with --resume")
+    if np.any(rows["seed_a"] != rows["seed_b"]):
+        raise UsageError(f"different seeds: game seeds of {names[0]} and {names[1]} differ for the same seed index")
+    if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
+        raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
+    ok = (rows["status_a"] == "ok") & (rows["status_b"] == "ok")
+    notes = _notes(n_a, n_b, len(ok), int((~ok).sum()), exp_a, names)
+    r = {k: np.asarray(v)[ok] for k, v in rows.items()}
+    self_play = np.array([c.matchup[0] == c.matchup[1] for c in exp_b.cells])[r["cell"].astype(int)]
+    focus = focus_seats(r["seed_index"].astype(np.int64), self_play)
+    return Paired(
+        cell=r["cell"].astype(np.int64), seed_index=r["seed_index"].astype(np.int64),
+        game_index=r["game_index"].astype(np.int64), focus_seat=focus, self_play=self_play,
+        winner_a=r["winner_a"].astype(np.int64), winner_b=r["winner_b"].astype(np.int64),
+        score_a=np.where(focus == 0, r["score0_a"], r["score1_a"]).astype(float),
+        score_b=np.where(focus == 0, r["score0_b"], r["score1_b"]).astype(float),
+        turns_a=r["turns_a"].astype(np.int64), turns_b=r["turns_b"].astype(np.int64),
+        end_a=r["end_a"].astype(object), end_b=r["end_b"].astype(object),
+        labels=tuple(c.label() for c in exp_b.cells), notes=tuple(notes),
+    )
+
+
+# --- the family of tests -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """One line of the verdict table."""
+
+    __test__ = False  # not a pytest class
+
+    test: str
+    method: str
+    statistic: float
+    pvalue: float
+    effect: str  # human-readable effect with its interval
+    estimate: float | None = None
+    low: float | None = None
+    high: float | None = None
+    p_holm: float = 1.0
+    significant: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    n: int
+    alpha: float
+    rows: tuple[TestRow, ...]
+    changed: int  # games whose winner changed
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def significant(self) -> bool:
+        return any(r.significant for r in self.rows)
+
+    def table(self) -> list[dict]:
+        return [{"test": r.test, "method": r.method, "effect": r.effect, "statistic": r.statistic,
+                 "p": r.pvalue, "p_holm": r.p_holm, "significant": "YES" if r.significant else "no"}
+                for r in self.rows]
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _outcome_test(p: Paired) -> TestRow:
+    table = p.win_table()
+    res = pt.mcnemar(table)
+    ci = paired_difference(table)
+    return TestRow("outcome (focus side wins)", res.method, res.statistic, res.pvalue,
+                   f"win rate {_points(ci.estimate)} pts [{_points(ci.low)}, {_points(ci.high)}]",
+                   ci.estimate, ci.low, ci.high)
+
+
+def _score_test(p: Paired) -> TestRow:
+    res, ci = pt.paired_score_difference(p.outcome_table())
+    return TestRow("score rate (focus side)", res.method, res.statistic, res.pvalue,
+                   f"score {_points(ci.estimate)} pts [{_points(ci.low)}, {_points(ci.high)}]",
+                   ci.estimate, ci.low, ci.high)
+
+
+def _mix_test(p: Paired) -> TestRow:
+    res = pt.stuart_maxwell(p.outcome_table())
+    a, b = (np.bincount(p.outcome(w), minlength=3) for w in (p.winner_a, p.winner_b))
+    return TestRow("outcome mix (loss/draw/win)", res.method, res.statistic, res.pvalue,
+                   f"draws {a[1]} → {b[1]}")
+
+
+def _first_player_test(p: Paired) -> TestRow:
+    table = p.win_table(seat0=True)
+    res = pt.mcnemar(table)
+    ci = paired_difference(table)
+    return TestRow("first player wins", res.method, res.statistic, res.pvalue,
+                   f"seat 0 win rate {_points(ci.estimate)} pts [{_points(ci.low)}, {_points(ci.high)}]",
+                   ci.estimate, ci.low, ci.high)
+
+
+def _distribution_test(name: str, what: str, x: np.ndarray, y: np.ndarray) -> TestRow:
+    if np.array_equal(np.sort(x), np.sort(y)):
+        res = pt.TestResult(float(len(x) * len(y) / 2), 1.0, "mann-whitney-u", effect=0.0)
+    else:
+        res = pt.mann_whitney(y, x)
+    return TestRow(name, res.method, res.statistic, res.pvalue,
+                   f"mean {what} {np.mean(x):.3g} → {np.mean(y):.3g}, rank-biserial {res.effect:+.3f}",
+                   res.effect)
+
+
+def _end_reason_test(p: Paired) -> TestRow:
+    reasons = sorted(set(p.end_a) | set(p.end_b))
+    table = np.array([[int(np.sum(ends == r)) for r in reasons] for ends in (p.end_a, p.end_b)], dtype=np.int64)
+    res, _ = pt.chi_square(table)
+    moved = max(reasons, key=lambda r: abs(table[1, reasons.index(r)] - table[0, reasons.index(r)]))
+    i = reasons.index(moved)
+    return TestRow("end reasons", res.method, res.statistic, res.pvalue,
+                   f"{moved} {table[0, i]} → {table[1, i]}, Cramér's V {res.effect:.3f}", res.effect)
+
+
+def verdict(p: Paired, alpha: float = 0.05) -> Verdict:
+    """The Holm-corrected family of tests on the matched games."""
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must be in (0, 1) (got {alpha})")
+    if p.n < 2:
+        raise UsageError(f"only {p.n} matched games finished ok in both runs; need at least 2")
+    rows = [_outcome_test(p), _score_test(p), _mix_test(p)]
+    if not p.self_play.all():
+        rows.append(_first_player_test(p))
+    rows += [_distribution_test("score distribution", "focus score", p.score_a, p.score_b),
+             _distribution_test("game length", "turns", p.turns_a.astype(float), p.turns_b.astype(float)),
+             _end_reason_test(p)]
+    holm = pt.holm([r.pvalue for r in rows], alpha)
+    rows = [TestRow(**{**r.__dict__, "p_holm": float(adj), "significant": bool(rej)})
+            for r, adj, rej in zip(rows, holm.adjusted, holm.reject)]
+    changed = int(np.sum(p.winner_a != p.winner_b))
+    return Verdict(p.n, alpha, tuple(rows), changed, p.notes)
+
+
+# --- the games that changed --------------------------------------------------
+
+
+def _result_word(winner: int) -> str:
+    return "draw" if winner == -1 else f"seat {winner} wins"
+
+
+def changed_games(p: Paired, candidate: str) -> list[dict]:
+    """Games whose winner changed, each with the command that replays it."""
+    rows = []
+    for i in np.flatnonzero(p.winner_a != p.winner_b):
+        rows.append({"game": int(p.game_index[i]), "cell": p.labels[p.cell[i]] if p.labels else int(p.cell[i]),
+                     "seed_index": int(p.seed_index[i]), "baseline": _result_word(int(p.winner_a[i])),
+                     "candidate": _result_word(int(p.winner_b[i])),
+                     "replay": f"polsim replay {candidate} --game {int(p.game_index[i])}"})
+    return rows
+
+
+@dataclass(frozen=True)
+class Comparison:
+    verdict: Verdict
+    changed: list[dict]
+    paired: Paired
+
+
+def compare_runs(baseline: str, candidate: str, alpha: float = 0.05) -> Comparison:
+    """Match two runs and test the matched games (the library side of ``polsim compare``)."""
+    p = match_runs(baseline, candidate)
+    return Comparison(verdict(p, alpha), changed_games(p, candidate), p)
