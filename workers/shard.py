@@ -13,6 +13,7 @@ results.
 
 from __future__ import annotations
 
+import resource
 import time
 import traceback
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ class ShardSummary:
     seconds_playing: float
     seconds_total: float
     node: str = ""
+    max_rss_mb: float = 0.0
 
 
 def package_version() -> str:
@@ -132,7 +134,8 @@ def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, r
         write_table_atomic(run.child("turns", name), turns)
     write_table_atomic(run.child("games", name), games)
     failed = games.num_rows - pc.sum(pc.equal(games["status"], "ok")).as_py()
-    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0, _node_id())
+    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0, _node_id(),
+                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def _node_id() -> str:
