@@ -116,13 +116,11 @@ def reset_state(st, mode):
     st[m + M_MODE] = mode
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find(st, n, p):
-    """Root of the group of stone ``p`` (path halving)."""
+    """Root of the group of stone ``p``; union by size keeps trees O(log n) deep."""
     while st[n + p] != p:
-        up = st[n + st[n + p]]
-        st[n + p] = up
-        p = up
+        p = st[n + p]
     return p
 
 
@@ -177,8 +175,42 @@ def neighbour_groups(st, n, nbr, p, c, tmp):
 
 @njit(cache=True)
 def is_legal(st, n, nbr, p, c, tmp):
-    """P4: may colour ``c`` play on empty point ``p``?"""
-    _, sections = neighbour_groups(st, n, nbr, p, c, tmp)
+    """P4: may colour ``c`` play on empty point ``p``? (``neighbour_groups`` unrolled
+    into registers: this check runs for every empty point on every turn.)"""
+    r0 = r1 = r2 = -1
+    t0 = t1 = t2 = False
+    k = 0
+    sections = 1
+    for d in range(4):
+        q = nbr[p, d]
+        if q < 0:
+            break
+        col = st[q]
+        if col == EMPTY:
+            continue
+        r = find(st, n, q)
+        same = col == c
+        if r == r0:
+            if same and not t0:
+                t0 = True
+                sections -= 1
+        elif r == r1:
+            if same and not t1:
+                t1 = True
+                sections -= 1
+        elif r == r2:
+            if same and not t2:
+                t2 = True
+                sections -= 1
+        else:
+            sections += (st[2 * n + r] > 0) + (st[3 * n + r] > 0) - same
+            if k == 0:
+                r0, t0 = r, same
+            elif k == 1:
+                r1, t1 = r, same
+            else:
+                r2, t2 = r, same
+            k += 1
     return sections <= 2
 
 

@@ -1,0 +1,122 @@
+"""``Board``: a Python handle on one Polar position, over the batch's own kernels.
+
+For tests and notebooks: set up a position, ask what is legal, play, score.
+Every method calls the numba functions of ``core.py`` / ``engine.py`` that
+``play_batch`` uses; nothing here re-implements a rule.
+
+Points are ``p = y * size + x`` or ``(x, y)``; colours ``"black"``/``"white"``
+(or ``BLACK``/``WHITE``). ``setup`` places stones without the P4 check and in
+any order, so a hand-made position may be written row by row; the caller
+makes sure the finished position is one Polar allows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rules.polar import core
+from rules.polar.engine import choose_move
+from rules.polar.mcts import new_tree, tree_capacity
+from rules.polar.policies import MCTS
+from rules.polar.rng import seed_stream
+from rules.polar.strategies import SeatCode
+
+_COLOURS = {"black": core.BLACK, "white": core.WHITE, core.BLACK: core.BLACK, core.WHITE: core.WHITE}
+_SYMBOLS = {"X": core.BLACK, "O": core.WHITE, ".": core.EMPTY}
+
+
+class Board:
+    def __init__(self, size: int = 9, score_n: str = "majority"):
+        self.size = size
+        self.n = size * size
+        self.nbr = core.neighbour_table(size)
+        self.st = core.new_state(self.n, core.SCORE_MODES[score_n])
+        self._tmp = np.zeros(8, np.int32)
+
+    @classmethod
+    def from_rows(cls, rows: list[str], score_n: str = "majority", to_move: str = "black") -> "Board":
+        """A position drawn as rows of ``X`` (black), ``O`` (white), ``.`` (empty), top row y = 0."""
+        board = cls(len(rows), score_n)
+        for y, row in enumerate(rows):
+            for x, ch in enumerate(row.replace(" ", "")):
+                if _SYMBOLS[ch] != core.EMPTY:
+                    board.setup((x, y), _SYMBOLS[ch])
+        board.st[6 * board.n + core.M_TO_MOVE] = _COLOURS[to_move]
+        return board
+
+    def point(self, where) -> int:
+        if isinstance(where, tuple):
+            x, y = where
+            return y * self.size + x
+        return int(where)
+
+    def setup(self, where, colour) -> None:
+        core.place(self.st, self.n, self.nbr, self.point(where), _COLOURS[colour], self._tmp)
+
+    def is_legal(self, where, colour) -> bool:
+        p = self.point(where)
+        if self.st[p] != core.EMPTY:
+            return False
+        return bool(core.is_legal(self.st, self.n, self.nbr, p, _COLOURS[colour], self._tmp))
+
+    def legal_moves(self, colour=None) -> list[int]:
+        c = self.to_move if colour is None else _COLOURS[colour]
+        out = np.zeros(self.n, np.int32)
+        k = core.legal_moves(self.st, self.n, self.nbr, c, out, self._tmp)
+        return sorted(int(p) for p in out[:k])
+
+    def n_legal(self, colour=None) -> int:
+        c = self.to_move if colour is None else _COLOURS[colour]
+        return int(core.count_legal(self.st, self.n, self.nbr, c, self._tmp))
+
+    @property
+    def to_move(self) -> int:
+        return int(self.st[6 * self.n + core.M_TO_MOVE])
+
+    @property
+    def game_over(self) -> bool:
+        return bool(core.game_over(self.st, self.n))
+
+    def play(self, where=None) -> None:
+        """The colour to move plays ``where``, or passes when ``where`` is None (P3, P5)."""
+        if where is None:
+            if self.n_legal() > 0:
+                raise ValueError("a player may pass only without a legal move (P5)")
+            core.play(self.st, self.n, self.nbr, -1, self._tmp)
+            return
+        p = self.point(where)
+        if not self.is_legal(p, self.to_move):
+            raise ValueError(f"illegal move at {p} (P4)")
+        core.play(self.st, self.n, self.nbr, p, self._tmp)
+
+    def score(self) -> tuple[int, int]:
+        """Running (black, white) scores (P6)."""
+        m = 6 * self.n
+        return int(self.st[m + core.M_SCORE_B]), int(self.st[m + core.M_SCORE_W])
+
+    def winner(self) -> str | None:
+        w = core.winner_colour(self.st, self.n)
+        return None if w < 0 else ("black", "white")[w]
+
+    def groups(self) -> tuple[int, int]:
+        """(groups, scoring groups)."""
+        g, s = core.group_tally(self.st, self.n)
+        return int(g), int(s)
+
+    def colours(self) -> np.ndarray:
+        """``int32[size, size]`` colours, -1 empty, indexed [y, x]."""
+        return self.st[: self.n].reshape(self.size, self.size).copy()
+
+    def choose(self, code: SeatCode, seed: int) -> int:
+        """The point (or -1 for a pass) the strategy picks here, with a stream seeded ``seed``."""
+        rng = np.zeros(4, np.uint64)
+        seed_stream(rng, seed)
+        params = code.vector()
+        scratch = (
+            new_tree(tree_capacity(int(params[0]), self.n) if code.kind == MCTS else 1),
+            np.empty_like(self.st),
+            self._tmp,
+            np.empty(self.n, np.int32),
+        )
+        work = self.st.copy()
+        return int(choose_move(work, self.n, self.nbr, code.kind, params, rng, scratch))
