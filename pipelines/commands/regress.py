@@ -1,0 +1,84 @@
+"""``polsim regress BASELINE``: replay a baseline's seeds with the code as it
+is now and stop as soon as an SPRT decides.
+
+Exit 0: no change larger than δ; 1: changed (or a golden physics scene
+changed; or, undecided at the game limit, the fixed-sample verdict found a
+significant change); 2: bad input.
+"""
+
+from typing import Annotated, Optional
+
+import typer
+
+from pipelines.commands.compare import ShowOpt, print_verdict
+from pipelines.regress import GoldenSceneChanged, Look, make_config, regress
+from pipelines.render import Format
+from pipelines.spec import parse_sets
+from rules.base import UsageError
+
+
+def single_values(sets: list[str]) -> dict:
+    overrides = {}
+    for key, values in parse_sets(sets).items():
+        if len(values) != 1:
+            raise UsageError(f"--set {key} has several values; regress models one change (use `polsim sweep` for grids)")
+        overrides[key] = values[0]
+    return overrides
+
+
+def register(app: typer.Typer) -> None:
+    from pipelines import cli
+
+    @app.command("regress")
+    def regress_cmd(
+        baseline: Annotated[str, typer.Argument(help="Baseline run folder or URI whose seeds are replayed.")],
+        out: cli.OutOpt = "runs",
+        sets: cli.SetOpt = [],
+        delta: Annotated[float, typer.Option("--delta", help="Smallest score-rate change that matters (0.05 = 5 points).")] = 0.05,
+        alpha: Annotated[float, typer.Option("--alpha", help="Probability of saying 'changed' when nothing changed.")] = 0.05,
+        beta: Annotated[float, typer.Option("--beta", help="Probability of saying 'unchanged' when it changed by delta.")] = 0.05,
+        batch: Annotated[int, typer.Option("--batch", help="Games between two looks of the SPRT.")] = 200,
+        max_games: Annotated[Optional[int], typer.Option("--max-games", help="Game limit (default: every baseline seed).")] = None,
+        run_id: Annotated[Optional[str], typer.Option("--run-id", help="Candidate run folder name (default: <baseline>-regress…).")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted regress run.")] = False,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing candidate run.")] = False,
+        workers: cli.WorkersOpt = None,
+        address: cli.AddressOpt = None,
+        show: ShowOpt = 20,
+        fmt: cli.FormatOpt = Format.table,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-batch progress lines.")] = False,
+    ) -> None:
+        """Replay a baseline run's seeds with today's code; stop when an SPRT decides (exit 0 same, 1 changed, 2 bad input).
+
+        Example: polsim regress runs/polarity-standard-1a2b3c4d5e --set magnet_strength=1.1 --delta 0.05 --out runs/
+        """
+
+        def progress(look: Look) -> None:
+            if not quiet:
+                cli.err_console.print(f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
+                                      f"down {look.llr_down:+.2f} → {look.decision}", highlight=False)
+
+        try:
+            if workers is not None and workers < 0:
+                raise UsageError(f"--workers must be 0 or more (got {workers})")
+            config = make_config(delta=delta, alpha=alpha, beta=beta, batch_games=batch, max_games=max_games)
+            result = regress(baseline, out, overrides=single_values(sets), config=config, run_id=run_id,
+                             resume=resume, overwrite=overwrite, workers=workers, address=address, on_look=progress)
+        except UsageError as exc:
+            cli.fail(str(exc))
+        except GoldenSceneChanged as exc:
+            cli.fail(str(exc), code=1)
+        for note in result.notes:
+            cli.err_console.print(f"note: {note}", highlight=False)
+        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
+        lower, upper = result.bounds
+        way = {1: " (candidate scores higher)", -1: " (candidate scores lower)"}.get(result.direction, "")
+        cli.out_console.print(
+            f"SPRT decision: [bold]{result.decision}[/]{way} after {result.pairs} paired games "
+            f"({result.games_played} played, δ = {config.delta}, α = {config.alpha}, β = {config.beta}, "
+            f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}")
+        if result.decision == "undecided":
+            cli.out_console.print("SPRT undecided at the game limit: exit code follows the fixed-sample verdict")
+            raise typer.Exit(1 if result.verdict.significant else 0)
+        raise typer.Exit(1 if result.decision == "changed" else 0)
+
