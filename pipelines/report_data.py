@@ -1,0 +1,80 @@
+"""Everything the report shows, gathered from duckdb in one place.
+
+``gather(con, manifests, by, where)`` returns a ``ReportData``:
+
+- ``keys``: the grouping the page compares (``by``; by default ``run_id``
+  when several runs are given, else none);
+- ``tables``: every measure table (``analyze.measure_scope``) for those keys;
+- ``hists``: binned distributions for the plots, ``name -> rows`` of group
+  keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
+  (turns per game), ``scores`` (final score per seat), ``margin`` (seat 0's
+  score minus seat 1's), ``decided`` (decided fraction), and when recorded
+  ``passes`` and ``captures``;
+- ``runs``: one row per run from its manifest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+
+from pipelines import decisiveness as dec
+from pipelines.analyze import measure_scope
+from pipelines.distribution import histogram
+from pipelines.scope import Scope
+
+
+@dataclass
+class ReportData:
+    keys: list[str]
+    tables: dict[str, list[dict]]
+    hists: dict[str, list[dict]] = field(default_factory=dict)
+    runs: list[dict] = field(default_factory=list)
+    game: str = ""
+
+
+def default_keys(manifests: list[dict], by) -> list[str]:
+    if by:
+        return list(by)
+    return ["run_id"] if len(manifests) > 1 else []
+
+
+def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
+    """name -> (expression, rows, keys) for each distribution the runs support."""
+    keys, ok_games = scope.keys_sql(), f"games WHERE status = 'ok' {scope.where_sql}"
+    specs = {
+        "length": ("n_turns", ok_games, keys),
+        "scores": ("score", f"seats WHERE status = 'ok' {scope.where_sql}", scope.keys_sql(["seat"], seat_level=True)),
+        "margin": ("score_0 - score_1", ok_games, keys),
+    }
+    if dec.available(scope):
+        specs["decided"] = ("decided_frac", f"({dec.per_game_sql(scope)})", keys)
+    if scope.has("n_passes"):
+        specs["passes"] = ("n_passes", ok_games, keys)
+    if scope.has("phase", "captured_discs", view="turns"):
+        rows = f"turns t JOIN {scope.filtered_games_sql([])} g USING (run_id, game_index) WHERE t.phase = 'capture'"
+        specs["captures"] = ("t.captured_discs", rows, keys)
+    return specs
+
+
+def _run_row(m: dict) -> dict:
+    spec = m.get("spec", {})
+    cells = spec.get("cells", [])
+    return {
+        "run_id": m.get("run_id"), "game": spec.get("game"), "variant": spec.get("variant"),
+        "matchups": "; ".join(" vs ".join(c.get("matchup", [])) for c in cells),
+        "games": m.get("games_done"), "failed": m.get("games_failed"), "status": m.get("status"),
+        "seed": spec.get("seed"), "package": m.get("package_version"), "physics": m.get("physics_version"),
+    }
+
+
+def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=()) -> ReportData:
+    keys = default_keys(manifests, by)
+    scope = Scope.of(con, keys, where)
+    data = ReportData(keys=keys, tables=measure_scope(scope), runs=[_run_row(m) for m in manifests])
+    for name, (expr, rows, group) in _hist_specs(scope).items():
+        bins = 20 if name == "decided" else 40
+        data.hists[name] = histogram(scope, expr, rows, group, bins)
+    data.game = ", ".join(sorted({r["game"] or "?" for r in data.runs}))
+    return data
