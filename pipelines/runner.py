@@ -43,6 +43,8 @@ class RunResult:
     shards_skipped: int = 0
     seconds: float = 0.0
     seconds_playing: float = 0.0
+    seconds_startup: float = 0.0
+    workers: int = 1
     status: str = "running"
     summaries: list[ShardSummary] = field(default_factory=list)
 
@@ -126,7 +128,10 @@ def run_experiment(
     tasks = ((exp_json, result.run_id, number, first, count, run.uri) for number, first, count in todo)
     executor = None
     try:
+        t_start = time.perf_counter()
         executor = make_executor(workers, address)  # Ray installs its own handlers: ours go after
+        result.seconds_startup = time.perf_counter() - t_start
+        result.workers = executor.workers
         with _stop_on_signals():
             for summary in executor.run(tasks):
                 result.games_done += summary.games
