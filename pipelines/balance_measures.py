@@ -52,7 +52,7 @@ SELECT {keys}
        count(*) FILTER (WHERE status = 'ok' AND winner = -1) AS draws,
        count(*) FILTER (WHERE end_reason IN ({limits})) AS safety_limit
 FROM games WHERE true {where}
-GROUP BY ALL ORDER BY ALL
+GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 """
 
 LENGTH_SQL = """
@@ -63,7 +63,7 @@ SELECT {keys}
        quantile_cont(n_turns, 0.75) AS p75, quantile_cont(n_turns, 0.9) AS p90,
        max(n_turns) AS max
 FROM games WHERE status = 'ok' {where}
-GROUP BY ALL ORDER BY ALL
+GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 """
 
 END_SQL = """

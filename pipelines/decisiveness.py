@@ -55,7 +55,7 @@ SELECT {keys}
        avg(decided_turn) AS mean_turn,
        count(*) FILTER (WHERE decided_frac <= 0.5) AS early,
        count(*) FILTER (WHERE decided_turn = turns) AS last
-FROM ({per_game}) GROUP BY ALL ORDER BY ALL
+FROM ({per_game}) GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 """
 
 

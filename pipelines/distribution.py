@@ -25,7 +25,7 @@ SELECT {keys}
        quantile_cont(x, 0.5) AS median, quantile_cont(x, 0.75) AS p75,
        quantile_cont(x, 0.9) AS p90, max(x) AS max
 FROM (SELECT {keys} {expr} AS x FROM {rows}) WHERE x IS NOT NULL
-GROUP BY ALL ORDER BY ALL
+GROUP BY ALL HAVING count(x) > 0 ORDER BY ALL
 """
 
 HIST_SQL = """

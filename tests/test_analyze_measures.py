@@ -1,0 +1,302 @@
+"""Balance measures: hand-built runs with known answers, and small real Polar runs.
+
+``write_run`` lays out a run folder (manifest + one games shard + one turns
+shard) from plain rows, so each measure can be checked against values
+worked out by hand; Polarity-shaped rows use the column names of
+``rules/polarity/records.py``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import re
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+import tests.toygame  # noqa: F401  registers "toy"
+from pipelines.analyze import measure, summarize
+from pipelines.cli import app
+from pipelines.dataset import open_runs
+from pipelines.display import readable
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+
+runner = CliRunner()
+
+
+# --- hand-built runs -------------------------------------------------------
+
+def game_row(i, winner, end="done", status="ok", s0=0.0, s1=0.0, n_turns=4, **extra):
+    row = {"run_id": "hand", "game": "hand", "variant": "v1", "game_index": i, "strategy_0": "a", "strategy_1": "b",
+           "winner": winner, "score_0": s0, "score_1": s1, "end_reason": end, "n_turns": n_turns,
+           "status": status, "error": None if status == "ok" else "boom"}
+    row.update(extra)
+    return row
+
+
+def write_run(folder, games: list[dict], turns: list[dict] | None = None, run_id="hand") -> str:
+    run = os.path.join(str(folder), run_id)
+    os.makedirs(os.path.join(run, "games"))
+    for g in games:
+        g["run_id"] = run_id
+    pq.write_table(pa.Table.from_pylist(games), os.path.join(run, "games", "shard-00000.parquet"))
+    if turns:
+        os.makedirs(os.path.join(run, "turns"))
+        for t in turns:
+            t["run_id"] = run_id
+        pq.write_table(pa.Table.from_pylist(turns), os.path.join(run, "turns", "shard-00000.parquet"))
+    manifest = {"run_id": run_id, "status": "complete", "games_done": len(games), "games_failed": 0,
+                "spec": {"game": "hand", "variant": "v1", "seed": 0, "cells": [{"matchup": ["a", "b"]}]}}
+    with open(os.path.join(run, "manifest.json"), "w") as f:
+        json.dump(manifest, f)
+    return run
+
+
+def score_turns(i, pairs):
+    return [{"game_index": i, "turn": t, "player": t % 2, "score_0": float(a), "score_1": float(b)}
+            for t, (a, b) in enumerate(pairs)]
+
+
+def tables_of(run, **kw):
+    con, _ = open_runs([run])
+    return measure(con, **kw)
+
+
+def balance_run(tmp_path):
+    games = ([game_row(i, 0) for i in range(6)] + [game_row(6, 1), game_row(7, 1, end="turn_limit"),
+             game_row(8, -1), game_row(9, None, end="error", status="error")])
+    return write_run(tmp_path, games)
+
+
+def test_balance_score_is_one_minus_the_gap_between_seat_score_rates(tmp_path):
+    b = tables_of(balance_run(tmp_path))["balance"][0]
+    s0, s1 = (6 + 0.5) / 9, (2 + 0.5) / 9
+    assert b["balance"] == pytest.approx(1 - abs(s0 - s1))
+    assert b["balance_lo"] <= b["balance"] <= b["balance_hi"] <= 1
+    assert b["first_player_adv_rate"] == pytest.approx(s0 - 0.5)
+    assert b["first_player_adv_lo"] < b["first_player_adv_rate"] < b["first_player_adv_hi"]
+
+
+def test_completion_draws_and_safety_limit_are_shares_with_intervals(tmp_path):
+    b = tables_of(balance_run(tmp_path))["balance"][0]
+    assert (b["games"], b["finished"], b["seat0_wins"], b["seat1_wins"], b["draws"]) == (10, 9, 6, 2, 1)
+    assert b["completion_rate"] == pytest.approx(8 / 10)  # the failed game and the draw have no winner
+    assert b["draw_rate"] == pytest.approx(1 / 9)
+    assert b["safety_limit_rate"] == pytest.approx(1 / 10)
+    for stem in ("completion", "draw", "safety_limit"):
+        assert 0 <= b[f"{stem}_lo"] < b[f"{stem}_rate"] < b[f"{stem}_hi"] <= 1
+
+
+def test_length_reports_mean_interval_spread_and_quantiles(tmp_path):
+    games = [game_row(i, 0, n_turns=n) for i, n in enumerate([10, 20, 30, 40])]
+    row = tables_of(write_run(tmp_path, games))["length"][0]
+    assert row["mean"] == 25 and row["median"] == 25 and row["min"] == 10 and row["max"] == 40
+    assert row["sd"] == pytest.approx(math.sqrt(500 / 3))
+    assert row["iqr"] == pytest.approx(15) and row["cv"] == pytest.approx(row["sd"] / 25)
+    assert row["mean_lo"] < 25 < row["mean_hi"]
+
+
+def decisiveness_run(tmp_path):
+    games = [game_row(0, 0), game_row(1, 1), game_row(2, -1), game_row(3, 0, end="red_touched")]
+    turns = (score_turns(0, [(0, 0), (1, 0), (1, 2), (3, 2), (4, 2)])  # seat 0 ahead for good from turn 3
+             + score_turns(1, [(0, 1), (0, 2)])                      # seat 1 ahead from the first turn
+             + score_turns(2, [(1, 0), (1, 1)])                      # a draw: no winner
+             + score_turns(3, [(0, 0), (0, 1)]))                     # seat 0 wins by a sudden end, never ahead
+    return write_run(tmp_path, games, turns)
+
+
+def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path):
+    row = tables_of(decisiveness_run(tmp_path))["decisiveness"][0]
+    fracs = [3 / 5, 0.0, 1.0]
+    assert row["games"] == 3
+    assert row["mean_frac"] == pytest.approx(sum(fracs) / 3)
+    assert row["median"] == pytest.approx(3 / 5)
+    assert row["mean_turn"] == pytest.approx((3 + 0 + 2) / 3)
+    assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
+
+
+def test_decisiveness_is_left_out_without_turns(tmp_path):
+    tables = tables_of(balance_run(tmp_path))
+    assert "decisiveness" not in tables and "balance" in tables
+
+
+def test_where_values_are_parameters_and_by_splits_every_table(tmp_path):
+    games = [game_row(i, i % 2, variant="v1" if i < 4 else "v2") for i in range(10)]
+    run = write_run(tmp_path, games)
+    tables = tables_of(run, by=["variant"])
+    assert [(r["variant"], r["games"]) for r in tables["balance"]] == [("v1", 4), ("v2", 6)]
+    assert {r["variant"] for r in tables["length"]} == {"v1", "v2"}
+    assert tables_of(run, where=["variant=v2"])["balance"][0]["games"] == 6
+    assert tables_of(run, where=["variant=v1' OR '1'='1"])["balance"] == []
+
+
+def test_by_a_seat_column_splits_seat_tables_only(tmp_path):
+    tables = tables_of(balance_run(tmp_path), by=["seat"])
+    assert {r["seat"] for r in tables["strategies"]} == {0, 1}
+    assert len(tables["balance"]) == 1 and "seat" not in tables["balance"][0]
+
+
+def test_unknown_by_column_is_a_usage_error(tmp_path):
+    res = runner.invoke(app, ["analyze", balance_run(tmp_path), "--by", "nosuch"])
+    assert res.exit_code == 2 and "unknown column" in res.output
+
+
+def polarity_rows():
+    g = dict(red_orientation="bar", stack_0=0, stack_1=3, towers_0=2, towers_1=1, tower_discs_0=5, tower_discs_1=2,
+             faults_0=1, faults_1=2, conversions_0=1, conversions_1=0, placements_0=4, placements_1=4)
+    games = [game_row(0, 0, end="stack_empty", **g),
+             game_row(1, 1, end="red_touched", **{**g, "red_orientation": "dot", "stack_0": 2, "stack_1": 0,
+                                                  "conversions_1": 2}),
+             game_row(2, 0, end="stack_empty", **{**g, "red_orientation": "dot"})]
+
+    def t(i, turn, phase, outcome, kinds="", attempts=1, captured=None):
+        return {"game_index": i, "turn": turn, "player": turn % 2, "phase": phase, "outcome": outcome,
+                "fault_kinds": kinds, "attempts": attempts, "captured_discs": captured,
+                "score_0": 0.0, "score_1": 0.0}
+
+    turns = [t(0, 0, "place", "fault", "a", 1), t(0, 1, "place", "fault", "a,c", 3), t(0, 2, "place", "placed", "", 2),
+             t(0, 3, "place", "fault", "e", 2), t(0, 4, "place", "no_move", "", 0),
+             t(0, 5, "capture", "captured", "", 1, 3), t(1, 0, "capture", "captured", "", 1, 1),
+             t(1, 1, "convert", "converted"), t(1, 2, "convert", "convert_failed", "b"),
+             t(1, 3, "place", "gave_up", "", 5)]
+    return games, turns
+
+
+def test_polarity_fault_rate_per_placement_by_kind(tmp_path):
+    games, turns = polarity_rows()
+    faults = tables_of(write_run(tmp_path, games, turns))["faults"]
+    place = {r["kind"]: r for r in faults if r["phase"] == "place"}
+    assert place["a"]["actions"] == 5  # the no_move row is not a placement
+    assert {k: place[k]["faults"] for k in ("a", "b", "c", "d", "e", "any")} == \
+           {"a": 2, "b": 0, "c": 1, "d": 0, "e": 1, "any": 3}
+    assert place["a"]["fault_rate"] == pytest.approx(2 / 5)
+    assert place["b"]["fault_lo"] == 0 < place["b"]["fault_hi"]
+    convert = {r["kind"]: r for r in faults if r["phase"] == "convert"}
+    assert convert["b"]["faults"] == 1 and convert["b"]["actions"] == 2
+
+
+def test_polarity_attempts_conversions_and_captures(tmp_path):
+    games, turns = polarity_rows()
+    tables = tables_of(write_run(tmp_path, games, turns))
+    attempts = tables["attempts"][0]
+    assert attempts["n"] == 6 and attempts["mean"] == pytest.approx((1 + 3 + 2 + 2 + 0 + 5) / 6)
+    assert attempts["gave_up_rate"] == pytest.approx(1 / 6)
+    conv = tables["conversions"][0]
+    assert conv["mean"] == pytest.approx((1 + 3 + 1) / 3) and conv["success_rate"] == pytest.approx(1 / 2)
+    caps = tables["captures"][0]
+    assert caps["n"] == 2 and caps["mean"] == pytest.approx(2.0) and caps["max"] == 3
+
+
+def test_polarity_discs_left_in_stacks_and_towers_per_seat(tmp_path):
+    games, turns = polarity_rows()
+    seats = {r["seat"]: r for r in tables_of(write_run(tmp_path, games, turns))["seat_ends"]}
+    assert seats[0]["colour"] == "white" and seats[1]["colour"] == "black"
+    assert seats[0]["mean_stack"] == pytest.approx(2 / 3) and seats[1]["mean_stack"] == pytest.approx(2.0)
+    assert seats[0]["emptied_rate"] == pytest.approx(2 / 3)
+    assert seats[0]["discs_per_tower"] == pytest.approx(15 / 6)
+
+
+def test_polarity_win_rate_by_red_orientation_and_colour(tmp_path):
+    games, turns = polarity_rows()
+    rows = tables_of(write_run(tmp_path, games, turns))["red_colour"]
+    got = {(r["red_orientation"], r["colour"]): (r["wins"], r["games"]) for r in rows}
+    assert got == {("bar", "white"): (1, 1), ("bar", "black"): (0, 1),
+                   ("dot", "white"): (1, 2), ("dot", "black"): (1, 2)}
+
+
+def test_polar_tables_are_left_out_of_other_games(tmp_path):
+    games, turns = polarity_rows()
+    tables = tables_of(write_run(tmp_path, games, turns))
+    assert "swap" not in tables and "passes" not in tables and "colours" not in tables
+
+
+# --- small real runs -------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def polar_run(tmp_path_factory):
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random")),),
+                     games=80, seed=11, shard_size=40)
+    return run_experiment(exp, str(tmp_path_factory.mktemp("polar")), workers=0).uri
+
+
+def raw_games(run):
+    return pq.ParquetDataset(os.path.join(run, "games")).read().to_pylist()
+
+
+def test_polar_margins_and_passes_match_the_raw_rows(polar_run):
+    tables = tables_of(polar_run)
+    games = raw_games(polar_run)
+    margins = [abs(g["score_0"] - g["score_1"]) for g in games]
+    assert tables["margins"][0]["mean"] == pytest.approx(sum(margins) / len(margins))
+    assert tables["margins"][0]["max"] == max(margins)
+    passes = tables["passes"][0]
+    assert passes["mean"] == pytest.approx(sum(g["n_passes"] for g in games) / len(games))
+    assert passes["min"] >= 2  # the two final passes (P5) are always counted
+    assert passes["early_pass_rate"] == pytest.approx(sum(g["n_passes"] > 2 for g in games) / len(games))
+
+
+def test_polar_colour_win_rates_match_the_raw_rows(polar_run):
+    colours = {r["colour"]: r for r in tables_of(polar_run)["colours"]}
+    games = raw_games(polar_run)
+
+    def winner_colour(g):
+        other = "white" if g["colour_0"] == "black" else "black"
+        return g["colour_0"] if g["winner"] == 0 else other
+
+    black_wins = sum(1 for g in games if g["winner"] in (0, 1) and winner_colour(g) == "black")
+    assert colours["black"]["wins"] == black_wins
+    assert colours["black"]["wins"] + colours["white"]["wins"] + colours["black"]["draws"] == len(games)
+
+
+def test_polar_swap_picks_partition_each_matchup(polar_run):
+    swap = tables_of(polar_run)["swap"]
+    pairs = {}
+    for r in swap:
+        pairs.setdefault((r["proposer"], r["chooser"]), []).append(r)
+        assert r["pick"] in ("black", "white")
+        assert r["pick_lo"] <= r["pick_rate"] <= r["pick_hi"]
+    assert set(pairs) == {("greedy", "random"), ("random", "greedy")}
+    for rows in pairs.values():
+        assert sum(r["pick_rate"] for r in rows) == pytest.approx(1.0)
+        assert sum(r["games"] for r in rows) == rows[0]["pair_games"] == 40
+
+
+def test_polar_decisiveness_comes_from_the_running_scores(polar_run):
+    row = tables_of(polar_run)["decisiveness"][0]
+    decided = sum(1 for g in raw_games(polar_run) if g["winner"] in (0, 1))
+    assert row["games"] == decided
+    assert 0 <= row["p10"] <= row["median"] <= row["p90"] <= 1
+
+
+def test_summarize_keeps_the_tables_simulate_prints(polar_run):
+    con, _ = open_runs([polar_run])
+    tables = summarize(con)
+    assert {"strategies", "seats", "end_reasons", "failures"} <= set(tables)
+    assert "swap" not in tables
+
+
+def test_analyze_measures_option_picks_groups_and_formats(polar_run):
+    out = runner.invoke(app, ["analyze", polar_run, "--measures", "polar", "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert set(json.loads(out.output)) == {"margins", "passes", "swap", "colours"}
+    bad = runner.invoke(app, ["analyze", polar_run, "--measures", "nosuch"])
+    assert bad.exit_code == 2 and "unknown measure group" in bad.output
+    as_csv = runner.invoke(app, ["analyze", polar_run, "--measures", "outcome", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(as_csv.output.split("\n\n")[0])))
+    assert as_csv.exit_code == 0 and rows[0]["table"] == "strategies" and float(rows[0]["win_lo"]) >= 0
+
+
+def test_tables_show_each_rate_with_its_interval_in_one_cell(polar_run):
+    row = readable([tables_of(polar_run)["balance"][0]])[0]
+    assert re.fullmatch(r"\d+\.\d % \[\d+\.\d, \d+\.\d\]", row["balance"])
+    assert re.fullmatch(r"-?\d+\.\d % \[-?\d+\.\d, -?\d+\.\d\]", row["first_player_adv"])
+    assert not any(k.endswith(("_lo", "_hi")) for k in row) and row["games"] == 80
+    out = runner.invoke(app, ["analyze", polar_run, "--table", "balance"])
+    assert out.exit_code == 0 and "balance" in out.output
