@@ -1,0 +1,95 @@
+"""``polsim compare`` on real runs (toy game and Polar): a changed rule is
+flagged, the same code against itself is not, and every bad input is a
+one-line error with exit code 2."""
+
+import pytest
+from typer.testing import CliRunner
+
+import tests.toygame  # noqa: F401  registers "toy"
+from pipelines.cli import app
+from pipelines.compare import compare_runs, match_runs
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+
+runner = CliRunner()
+
+
+def run(tmp_path, name, game="toy", variant="standard", games=300, seed=3, matchup=("loaded", "fair"),
+        cells=None, shard_size=100, **over):
+    cells = cells or (Cell(matchup=matchup, overrides=over),)
+    exp = Experiment(game=game, variant=variant, cells=cells, games=games, seed=seed, shard_size=shard_size)
+    return run_experiment(exp, str(tmp_path / name), workers=0).uri
+
+
+def one_line_error(res, *words):
+    assert res.exit_code == 2, res.output
+    err = res.stderr.strip()
+    assert "\n" not in err and err.startswith("error:"), err
+    for word in words:
+        assert word in err, err
+
+
+def test_same_code_against_itself_is_not_flagged(tmp_path):
+    a, b = run(tmp_path, "a"), run(tmp_path, "b")
+    res = runner.invoke(app, ["compare", a, b])
+    assert res.exit_code == 0, res.output
+    assert "no significant change" in res.stdout and "0 of 300 paired games changed winner" in res.stdout
+
+
+def test_changed_knob_is_flagged_with_exit_1_and_replay_commands(tmp_path):
+    a, b = run(tmp_path, "a"), run(tmp_path, "b", sides=12)
+    res = runner.invoke(app, ["compare", a, b, "--show", "3", "--format", "json"])
+    assert res.exit_code == 1, res.output
+    assert f"polsim replay {b} --game" in res.stdout
+    result = compare_runs(a, b)
+    assert result.verdict.significant and result.verdict.changed == len(result.changed) > 3
+    assert result.verdict.rows[0].estimate < 0  # a bigger die dilutes the loaded bonus
+
+
+def test_games_are_paired_on_seed_with_the_same_strategies_in_the_same_seats(tmp_path):
+    a, b = run(tmp_path, "a", games=40, shard_size=7), run(tmp_path, "b", games=40, shard_size=40, rounds=5)
+    p = match_runs(a, b)
+    assert p.n == 40 and p.seed_index.tolist() == list(range(40))
+    assert p.focus_seat.tolist() == [j % 2 for j in range(40)]  # loaded sits in seat 0 on even seeds
+    assert (p.turns_a == 6).all() and (p.turns_b == 10).all()
+
+
+def test_polar_rule_change_is_flagged_and_same_code_is_not(tmp_path):
+    kw = dict(game="polar", variant="polar-9", games=400, matchup=("greedy", "random"), shard_size=200)
+    a, b = run(tmp_path, "a", **kw), run(tmp_path, "b", **kw)
+    c = run(tmp_path, "c", **kw, score_n="group")
+    assert runner.invoke(app, ["compare", a, b]).exit_code == 0
+    res = runner.invoke(app, ["compare", a, c])
+    assert res.exit_code == 1, res.output
+
+
+def test_incomplete_candidate_is_compared_on_the_games_both_have(tmp_path):
+    import os
+
+    a, b = run(tmp_path, "a"), run(tmp_path, "b")
+    os.remove(os.path.join(b, "games", "shard-00002.parquet"))
+    result = compare_runs(a, b)
+    assert result.verdict.n == 200 and any("incomplete" in n for n in result.verdict.notes)
+
+
+def test_missing_run_is_a_one_line_error(tmp_path):
+    a = run(tmp_path, "a", games=20)
+    one_line_error(runner.invoke(app, ["compare", a, str(tmp_path / "nope")]), "not a polsim run")
+
+
+@pytest.mark.parametrize("other, word", [
+    (dict(game="polar", variant="polar-9", matchup=("random", "greedy")), "different game"),
+    (dict(variant="d20"), "different variant"),
+    (dict(seed=4), "different seeds"),
+    (dict(games=30), "different seeds"),
+    (dict(matchup=("fair", "loaded")), "different matchups"),
+])
+def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, word):
+    a = run(tmp_path, "a", games=20)
+    b = run(tmp_path, "b", **{"games": 20, **other})
+    one_line_error(runner.invoke(app, ["compare", a, b]), word)
+
+
+def test_bad_alpha_is_a_one_line_error(tmp_path):
+    a = run(tmp_path, "a", games=20)
+    one_line_error(runner.invoke(app, ["compare", a, a, "--alpha", "1.5"]), "--alpha")
