@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from rules.base import GameSpec, StrategySpec, UsageError
+from rules.base import GameSpec, RulesBase, StrategySpec, UsageError
 from rules.polar.core import SCORE_MODES
 from rules.polar.engine import END_REASONS, max_turns, play_games
 from rules.polar.model import PolarRules
@@ -71,26 +71,29 @@ def seat_code(spec: StrategySpec) -> SeatCode:
 
 
 def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
-    """The numba core's inputs for these specs."""
+    """The numba core's inputs for these specs (rules and strategies validated once each)."""
     n = len(specs)
-    rules = [PolarRules.model_validate(s.rules.model_dump()) for s in specs]
+    rules_of: dict[RulesBase, PolarRules] = {}
+    code_of: dict[StrategySpec, SeatCode] = {}
+    sizes = np.zeros(n, np.int32)
+    swaps = np.zeros(n, np.bool_)
+    modes = np.zeros(n, np.int32)
     kinds = np.zeros((n, 2), np.int8)
     params = np.zeros((n, 2, N_PARAMS), np.float64)
     seeds = np.zeros((n, 2), np.int64)
     for g, spec in enumerate(specs):
+        if spec.rules not in rules_of:
+            rules_of[spec.rules] = PolarRules.model_validate(spec.rules.model_dump())
+        rules = rules_of[spec.rules]
+        sizes[g], swaps[g], modes[g] = rules.size, rules.swap, SCORE_MODES[rules.score_n]
         for seat in range(2):
-            code = seat_code(spec.seats[seat])
+            if spec.seats[seat] not in code_of:
+                code_of[spec.seats[seat]] = seat_code(spec.seats[seat])
+            code = code_of[spec.seats[seat]]
             kinds[g, seat] = code.kind
             params[g, seat] = code.vector()
             seeds[g, seat] = stream_seed(spec.seed, f"seat{seat}")
-    return {
-        "sizes": np.array([r.size for r in rules], np.int32),
-        "swaps": np.array([r.swap for r in rules], np.bool_),
-        "modes": np.array([SCORE_MODES[r.score_n] for r in rules], np.int32),
-        "kinds": kinds,
-        "params": params,
-        "seeds": seeds,
-    }
+    return {"sizes": sizes, "swaps": swaps, "modes": modes, "kinds": kinds, "params": params, "seeds": seeds}
 
 
 def run_core(packed: dict[str, np.ndarray], record: bool = True):

@@ -49,7 +49,7 @@ class GreedyParams(StrategyParams):
 
 
 class MctsParams(StrategyParams):
-    playouts: int = Field(300, ge=1, le=100_000, description="search iterations per decision")
+    playouts: int = Field(200, ge=1, le=100_000, description="search iterations per decision")
     c: float = Field(0.7, ge=0.0, le=10.0, description="UCT exploration constant")
     playout: Literal["random", "greedy"] = Field("random", description="playout policy")
     playout_epsilon: float = Field(

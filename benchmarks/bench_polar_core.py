@@ -1,0 +1,70 @@
+"""Polar core speed: random-vs-random 9x9 games per second on one core.
+
+Times the numba batch call alone (``rules.polar.batch.run_core``: specs
+already packed, compilation excluded by a warm-up), without and with turn
+recording (recording also counts each mover's legal moves for ``n_legal``),
+and the whole ``play_batch`` (packing specs, seeding streams, building Arrow
+tables). Each figure is the best of ``repeats`` runs, since the machine may
+be shared.
+
+Run: ``.venv/bin/python benchmarks/bench_polar_core.py [n_games]``
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from rules.base import GameSpec, StrategySpec, get_game
+from rules.polar.batch import pack_specs, run_core
+from rules.seeds import game_seed
+
+
+def _specs(n_games: int, variant: str) -> list[GameSpec]:
+    polar = get_game("polar")
+    rules = polar.variant(variant)
+    seats = (StrategySpec("random"), StrategySpec("random"))
+    return [GameSpec(i, game_seed(1, i), variant, rules, seats) for i in range(n_games)]
+
+
+def _best_seconds(fn, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure(n_games: int = 20_000, variant: str = "polar-9", repeats: int = 3) -> dict:
+    """Games per second of the Polar core (one core), without and with turn recording."""
+    polar = get_game("polar")
+    specs = _specs(n_games, variant)
+    packed = pack_specs(specs)
+    run_core(pack_specs(specs[:4]), record=True)  # compile / load the cache
+    bare = _best_seconds(lambda: run_core(packed, record=False), repeats)
+    recorded = _best_seconds(lambda: run_core(packed, record=True), repeats)
+    whole = _best_seconds(lambda: polar.play_batch(specs), 1)
+    return {
+        "benchmark": "polar_core",
+        "variant": variant,
+        "n_games": n_games,
+        "games_per_s_core": n_games / bare,
+        "games_per_s_core_recording_turns": n_games / recorded,
+        "games_per_s_play_batch": n_games / whole,
+    }
+
+
+def main() -> None:
+    n_games = int(sys.argv[1]) if len(sys.argv) > 1 else 20_000
+    r = measure(n_games)
+    print(
+        f"polar {r['variant']} random vs random, {r['n_games']} games, one core: "
+        f"{r['games_per_s_core']:,.0f} games/s (core), "
+        f"{r['games_per_s_core_recording_turns']:,.0f} games/s (core + turn recording), "
+        f"{r['games_per_s_play_batch']:,.0f} games/s (play_batch with Arrow tables)"
+    )
+
+
+if __name__ == "__main__":
+    main()
