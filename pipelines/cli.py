@@ -208,10 +208,10 @@ def variants(game: Annotated[Optional[str], typer.Option("--game", "-g", help="O
         for vname, rules in sorted(g.variants().items()):
             values = rules.model_dump(mode="json")
             changed = {k: v for k, v in values.items() if v != defaults.get(k)}
-            rows.append({"game": name, "variant": vname, "default": vname == g.default_variant,
+            rows.append({"game": name, "variant": vname, "default": "yes" if vname == g.default_variant else "",
                          "knobs": ", ".join(f"{k}={v}" for k, v in changed.items()) or "(defaults)",
                          "hash": rules.variant_hash()})
-        rows.append({"game": name, "variant": "(knobs)", "default": False,
+        rows.append({"game": name, "variant": "(knobs)", "default": "",
                      "knobs": ", ".join(f"{k}={v}" for k, v in defaults.items()), "hash": ""})
     print_tables({"variants": rows}, fmt, out_console)
 

@@ -1,0 +1,28 @@
+"""Every command has a one-line help, an example, and a place in the README."""
+
+from __future__ import annotations
+
+import os
+
+import typer.main
+
+from pipelines.cli import app
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def commands() -> dict[str, object]:
+    group = typer.main.get_command(app)
+    return dict(group.commands)
+
+
+def test_every_command_has_help_and_an_example():
+    for name, cmd in commands().items():
+        assert cmd.help and cmd.help.strip(), name
+        assert "Example: polsim " + name in cmd.help, f"{name} help has no example"
+
+
+def test_every_command_is_documented_in_readme():
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    missing = [name for name in commands() if f"polsim {name}" not in readme]
+    assert not missing, f"README does not show: {', '.join(missing)}"
