@@ -136,16 +136,26 @@ def _perpendicular(nx, ny, nz):
 
 
 @njit(cache=True)
-def _target_frame(cs, ct, nt):
-    """Unit e, f spanning the target's face plane, e towards the source centre."""
+def _in_plane(vx, vy, vz, n):
+    """Component of v perpendicular to the unit n, and its length."""
+    z = vx * n[0] + vy * n[1] + vz * n[2]
+    ex, ey, ez = vx - z * n[0], vy - z * n[1], vz - z * n[2]
+    return ex, ey, ez, math.sqrt(ex * ex + ey * ey + ez * ez)
+
+
+@njit(cache=True)
+def _target_frame(cs, ns, ct, nt):
+    """Unit e, f spanning the target's face plane: e towards the source centre or,
+    when the target's axis points at it, along the source's axis (both follow a
+    rotation of the pair); for a coaxial pair any direction (all are equivalent)."""
     d0, d1, d2 = cs[0] - ct[0], cs[1] - ct[1], cs[2] - ct[2]
-    z = d0 * nt[0] + d1 * nt[1] + d2 * nt[2]
-    e0, e1, e2 = d0 - z * nt[0], d1 - z * nt[1], d2 - z * nt[2]
-    norm = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+    e0, e1, e2, norm = _in_plane(d0, d1, d2, nt)
     if norm <= 1e-9 * math.sqrt(d0 * d0 + d1 * d1 + d2 * d2):
-        e0, e1, e2 = _perpendicular(nt[0], nt[1], nt[2])   # coaxial: any direction
-    else:
-        e0, e1, e2 = e0 / norm, e1 / norm, e2 / norm
+        e0, e1, e2, norm = _in_plane(ns[0], ns[1], ns[2], nt)
+        if norm <= 1e-9:
+            e0, e1, e2 = _perpendicular(nt[0], nt[1], nt[2])
+            norm = 1.0
+    e0, e1, e2 = e0 / norm, e1 / norm, e2 / norm
     return e0, e1, e2, nt[1] * e2 - nt[2] * e1, nt[2] * e0 - nt[0] * e2, nt[0] * e1 - nt[1] * e0
 
 
@@ -203,7 +213,7 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, exact, out):
     """i's field on j's sampled face charges; out = F_on_j, T_on_i, T_on_j.
 
     exact: i's field in closed form; else its l = 1, 3, 5 multipoles."""
-    e0, e1, e2, f0, f1, f2 = _target_frame(ci, cj, nj)
+    e0, e1, e2, f0, f1, f2 = _target_frame(ci, ni, cj, nj)
     q1, q3, q5 = multipole_moments(a, b, br_i)
     face_charge = br_j / MU0 * math.pi * a * a
     fx = fy = fz = 0.0

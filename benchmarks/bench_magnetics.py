@@ -1,0 +1,104 @@
+"""Magnetic pair evaluations per second on one core, by distance class.
+
+Poses are drawn from a seeded generator: random axes, centre offsets at a
+magnet gap (edge-to-edge for side-by-side-like directions) in each class:
+near (< 1 diameter apart at the surfaces, including the fine, medium and coarse
+tiers), mid (1-4 diameters) and far (> 10 diameters, point dipoles).  Each
+class is timed inside a numba loop after a warm-up, best of several repeats.
+
+Run: ``.venv/bin/python benchmarks/bench_magnetics.py``
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from numba import njit
+
+from sim.magnetics import pair_force_torque
+
+RADIUS = 0.0125
+THICKNESS = 0.004
+BR = 0.39
+SEED = 20261129
+N_POSES = 256
+
+# centre distance ranges (m) per class; the magnets overlap below ~ 2·radius
+# side by side and ~ thickness coaxially, so near poses are rejected when they
+# would overlap (see _poses)
+CLASSES = {
+    "near_contact": (0.0005, 0.0015),   # magnet gap, fine tier
+    "near_shell": (0.002, 0.007),       # magnet gap at shell contact: medium tier
+    "near": (0.0005, 0.025),            # magnet gap below one diameter
+    "mid": (0.025, 0.1),                # magnet gap 1-4 diameters
+    "far": (0.25, 0.45),                # centre distance beyond 10 diameters
+}
+
+
+def _unit(rng, n):
+    v = rng.normal(size=(n, 3))
+    return v / np.linalg.norm(v, axis=1)[:, None]
+
+
+def _poses(kind, rng):
+    """(ci, ni, cj, nj) arrays [N_POSES, 3]; gaps measured by the kernel's edge gap."""
+    from sim.magnetics import edge_gap
+
+    lo, hi = CLASSES[kind]
+    ci = np.zeros((N_POSES, 3))
+    ni = _unit(rng, N_POSES)
+    nj = _unit(rng, N_POSES)
+    cj = np.zeros((N_POSES, 3))
+    for k in range(N_POSES):
+        target = rng.uniform(lo, hi)
+        direction = _unit(rng, 1)[0]
+        if kind == "far":
+            cj[k] = target * direction
+            continue
+        # walk out along the direction until the edge gap reaches the target gap
+        dist = 2.0 * RADIUS + target
+        for _ in range(60):
+            cj[k] = dist * direction
+            gap = edge_gap(ci[k], ni[k], cj[k], nj[k], RADIUS, 0.5 * THICKNESS)
+            dist += target - gap
+    return ci, ni, cj, nj
+
+
+@njit(cache=True)
+def _run(ci, ni, cj, nj, repeats, out):
+    total = 0.0
+    for _ in range(repeats):
+        for k in range(ci.shape[0]):
+            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.0125, 0.004, 0.39, 0.39, out)
+            total += out[0]
+    return total
+
+
+def measure(repeats=5, min_seconds=0.3) -> dict:
+    """Pair evaluations per second (and µs per pair) for each class, best of `repeats`."""
+    rng = np.random.default_rng(SEED)
+    out = np.empty(9)
+    result = {}
+    for kind in CLASSES:
+        ci, ni, cj, nj = _poses(kind, rng)
+        _run(ci, ni, cj, nj, 1, out)       # warm-up (compilation)
+        loops = 1
+        while True:
+            t0 = time.perf_counter()
+            _run(ci, ni, cj, nj, loops, out)
+            if time.perf_counter() - t0 >= min_seconds / repeats:
+                break
+            loops *= 2
+        best = np.inf
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            _run(ci, ni, cj, nj, loops, out)
+            best = min(best, (time.perf_counter() - t0) / (loops * N_POSES))
+        result[kind] = {"pairs_per_second": 1.0 / best, "us_per_pair": best * 1e6}
+    return result
+
+
+if __name__ == "__main__":
+    for kind, row in measure().items():
+        print(f"{kind:13s} {row['pairs_per_second']:>12,.0f} pairs/s  {row['us_per_pair']:8.3f} µs/pair")
