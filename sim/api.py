@@ -1,93 +1,72 @@
 """The contract between the magnetic core and the Polarity rules engine.
 
-DRAFT written before the core exists: the physics owner implements it and
-may refine it; any change is written here, in this docstring and the types,
-so the rules engine can follow. The rules engine imports only this module.
-
-Units: metres, seconds, kilograms, radians. The mat is the plane z = 0, its
-play circle centred on the origin with radius ``params.circle_radius``. The
-red disc sits at the origin at the start.
+The rules engine imports only this module. Units: metres, seconds,
+kilograms, radians. The mat is the plane z = 0, its play circle centred on
+the origin with radius ``params.circle_radius``. The red disc sits at the
+origin at the start (the caller adds it: ``add_flat(0, 0, up, red=True)``).
 
 Colours: ``up = +1`` means the black face (North) is up, ``up = -1`` the white
 face (South). For the red disc ``+1`` is the bar face (North), ``-1`` the dot.
 
 World (mutable; ``copy()`` is cheap, for look-ahead and take-backs):
-    World.new(params: PhysicsParams) -> World
-    world.add_flat(x, y, up, red=False) -> body id   # resting flat, no episode
-    world.add_tower(n, x, y, up) -> list[body id]     # n discs stacked, all `up`
-    world.remove(ids)                                  # lifted off the mat
+    World.new(params: PhysicsParams | None = None) -> World
+    world.add_flat(x, y, up, red=False, owner=-1) -> body id  # flat, at rest, asleep
+    world.add_tower(n, x, y, up, owner=-1) -> list[body id]    # n discs stacked, all `up`
+    world.remove(ids)                                  # lifted off the mat (ids never reused)
     world.copy() -> World
     world.bodies() -> list[BodyInfo]                   # every body on the mat
-    world.contacts() -> list[tuple[int, int]]          # disc-disc pairs touching now
+    world.body(id) -> BodyInfo
+    world.contacts() -> list[tuple[int, int]]          # disc-disc pairs touching now (i < j)
 
 Episodes (each mutates the world, runs until every body sleeps or the step
-budget ends, and returns an ``Episode``):
-    lay_flat(world, x, y, up) -> Episode                       # setup foundation
-    place_leaner(world, Intent) -> Episode                      # the hand + release
-    push_flat(world, leaner_id, azimuth) -> Episode             # conversion
-    place_tower(world, ids, x, y, up) -> Episode                # capture
+budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
+    lay_flat(world, x, y, up, red=False, owner=-1) -> Episode      # setup foundation
+    place_leaner(world, Intent, owner=-1, approach_distance=0.02,
+                 approach_height=0.005) -> Episode                  # the hand + release
+    push_flat(world, leaner_id, azimuth=None, height=None) -> Episode   # conversion
+    place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
+                                                                    # ids[0] at the bottom)
+    settle(world) -> Episode                                        # wake all, run to rest
+    nominal_intent(world, host, azimuth, up=None, tilt=pi/4) -> Intent
+        # the base distance at which a leaner balances at `tilt` (static torque
+        # balance over every disc on the mat); up defaults to the host's colour
 Noise is the caller's business: the intent passed in is the pose after noise.
+
+Refinements of the first draft (all names of the draft still work):
+- ``Episode.action`` is also set by ``lay_flat`` (the new disc's id).
+- ``Episode.status``: ``settled``; ``step_budget`` (not at rest within the
+  budget; the world keeps its last state); ``nan`` or ``energy`` (NaN, a
+  speed above ``params.max_speed``, or a centre below the mat): the world is
+  restored to its state before the episode, ``final`` describes that state,
+  no events are reported. Nothing raises.
+- ``new_contacts``: disc pairs (i < j) that touched at any instant and did
+  not touch when the action began (the held disc counts; a new tower's own
+  discs touching each other do not).
+- ``fallen``: bodies LEANING or RESTING before that end with tilt < 20 deg
+  (the Action Disc itself is never listed; read its state in ``final``).
+- ``flipped``: bodies present before whose colour shown changed.
+- ``moved_diameters``: every body present before that moved, its largest
+  horizontal displacement from its start, in disc diameters.
+- ``red_displacement``: the red disc's largest displacement, in red radii.
+- ``in_hand``: discs hanging on the held disc at release (touching it, not
+  the mat); they and the Action Disc leave the world (``live = 0``) and are
+  listed in ``final`` with state IN_HAND.
+- ``BodyInfo.owner``: the tag given to add_flat/lay_flat/place_leaner.
+- ``BodyInfo.leaning_on`` is also set for RESTING bodies.
+- Towers are separate stacked bodies; ``BodyInfo.tower`` = id of the lowest.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from enum import Enum
+from sim.episodes import (lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
+                          push_flat, settle)
+from sim.events import BodyInfo, BodyState, Episode, Intent
+from sim.params import PhysicsParams
+from sim.version import PHYSICS_VERSION
+from sim.world import World
 
-
-class BodyState(str, Enum):
-    FLAT = "flat"          # lying on the mat (a foundation, or a fallen leaner)
-    LEANING = "leaning"    # rim on the mat, tilted, touching no disc
-    STACKED = "stacked"    # face to face on or under another disc (a tower)
-    RESTING = "resting"    # tilted and touching another disc (snapped leaner)
-    IN_HAND = "in_hand"    # stuck to the held Action Disc when it was released
-    OUT = "out"            # centre outside the play circle
-
-
-@dataclass(frozen=True)
-class Intent:
-    """Where the hand brings the Action Disc before letting go."""
-
-    host: int               # body id of the foundation or tower it leans on
-    azimuth: float          # direction from the host centre to the leaner, radians
-    base_distance: float    # host centre to the leaner's lowest rim point, metres
-    tilt: float             # angle between the leaner's face and the mat, radians
-    up: int                 # colour shown: +1 black, -1 white
-
-
-@dataclass(frozen=True)
-class BodyInfo:
-    id: int
-    red: bool
-    x: float
-    y: float
-    z: float
-    up: int                 # colour shown now (sign of the face normal's z)
-    tilt: float             # radians between face and mat
-    state: BodyState
-    tower: int              # id of the bottom disc of its stack, or -1
-    leaning_on: int         # for LEANING: nearest disc under its upper rim, or -1
-
-
-@dataclass
-class Episode:
-    """What an episode returns: the events of RULES.md R6, R12, R14-R16."""
-
-    status: str                                   # settled | step_budget | nan | energy
-    steps: int
-    sim_time: float
-    action: int = -1                              # id of the Action Disc (place_leaner)
-    new_contacts: list[tuple[int, int]] = field(default_factory=list)  # at any instant
-    fallen: list[int] = field(default_factory=list)          # leaners that ended flat
-    flipped: list[int] = field(default_factory=list)         # colour shown changed
-    moved_diameters: dict[int, float] = field(default_factory=dict)  # max displacement
-    out_of_bounds: list[int] = field(default_factory=list)
-    red_contacts: list[int] = field(default_factory=list)    # bodies that touched red
-    red_displacement: float = 0.0                            # in red radii
-    in_hand: list[int] = field(default_factory=list)         # stuck to the held disc
-    final: list[BodyInfo] = field(default_factory=list)
-    final_contacts: list[tuple[int, int]] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "settled"
+__all__ = [
+    "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
+    "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower", "push_flat",
+    "settle",
+]

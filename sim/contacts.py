@@ -1,0 +1,72 @@
+"""Contact kernels: penalty springs with Cundall-Strack friction.
+
+A contact is one sample point (a rim point of a disc, or a pusher sphere)
+pressing ``depth`` metres into a surface with outward unit ``normal``:
+
+- mat: the plane z = 0, normal +z;
+- disc: a cylinder (centre c, axis n, radius a, half thickness hh);
+  ``cylinder_sdf`` gives the signed distance and outward normal.
+
+``point_force`` turns (depth, normal, relative velocity of the point, the
+point's tangential spring ``spring[3]``) into the force on the point's body:
+normal ``k depth - c v_n`` (never pulling), tangential ``-k_t s - c_t v_t``
+where the spring s accumulates tangential slip while the point sticks and is
+cut back to the kinetic limit when it slides (static mu_s > kinetic mu_k).
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, fastmath=False)
+def cylinder_sdf(p, c, n, a, hh, normal_out):
+    """Signed distance from p to the solid cylinder (negative inside); writes
+    the outward normal of the nearest surface into normal_out."""
+    d0, d1, d2 = p[0] - c[0], p[1] - c[1], p[2] - c[2]
+    zl = d0 * n[0] + d1 * n[1] + d2 * n[2]
+    r0, r1, r2 = d0 - zl * n[0], d1 - zl * n[1], d2 - zl * n[2]
+    r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    sz = 1.0 if zl >= 0 else -1.0
+    dr = r - a
+    dz = abs(zl) - hh
+    if r > 1e-12:
+        r0, r1, r2 = r0 / r, r1 / r, r2 / r
+    if dr > 0 and dz > 0:
+        dist = np.sqrt(dr * dr + dz * dz)
+        normal_out[0] = (dr * r0 + dz * sz * n[0]) / dist
+        normal_out[1] = (dr * r1 + dz * sz * n[1]) / dist
+        normal_out[2] = (dr * r2 + dz * sz * n[2]) / dist
+        return dist
+    if dr > dz:
+        normal_out[0], normal_out[1], normal_out[2] = r0, r1, r2
+        return dr
+    normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
+    return dz
+
+
+@njit(cache=True, fastmath=False)
+def point_force(depth, normal, vrel, spring, kn, cn, kt, ct, mus, muk, dt, friction, out):
+    """Force on the point's body (written to out[3]); updates spring in place."""
+    vn = vrel[0] * normal[0] + vrel[1] * normal[1] + vrel[2] * normal[2]
+    fn = kn * depth - cn * vn
+    if fn < 0.0:
+        fn = 0.0
+    for k in range(3):
+        out[k] = fn * normal[k]
+    if not friction:
+        return fn
+    sn = spring[0] * normal[0] + spring[1] * normal[1] + spring[2] * normal[2]
+    ft = np.empty(3)
+    for k in range(3):
+        vt = vrel[k] - vn * normal[k]
+        spring[k] = spring[k] - sn * normal[k] + vt * dt
+        ft[k] = -kt * spring[k] - ct * vt
+    ftn = np.sqrt(ft[0] ** 2 + ft[1] ** 2 + ft[2] ** 2)
+    if ftn > mus * fn:
+        scale = muk * fn / ftn if ftn > 0 else 0.0
+        for k in range(3):
+            ft[k] *= scale
+            spring[k] = -ft[k] / kt
+    for k in range(3):
+        out[k] += ft[k]
+    return fn

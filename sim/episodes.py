@@ -1,0 +1,242 @@
+"""Episodes: one physical action on a world, simulated until rest.
+
+Every episode follows the same steps (``_episode``):
+1. snapshot the world (restored if the run meets NaN or runaway energy),
+   read the state of every body (for fallen / flipped) and, after the
+   episode's own setup, which discs touch (so only *new* contacts count);
+2. record each sleeper's magnetic force as its wake reference;
+3. set up the action (new awake disc, held disc and its path, pusher path,
+   a group lifted and re-placed as a tower);
+4. run the njit loop (sim.integrate.run) to rest or the step budget;
+5. turn the run's records into an Episode (sim.events).
+
+Hand geometry (``leaner_pose``): with u the unit vector from the host centre
+along ``azimuth``, the leaner's lowest rim point P (on its chamfered face
+edge, see sim.bodies) lies on the mat at
+``host_xy + base_distance u``; its face rises from P toward the host at
+``tilt``; the shown face's normal is ``sin(tilt) u + cos(tilt) z``. The hand
+starts ``approach_distance`` further out along u and ``approach_height``
+higher, moves in a straight line at ``approach_speed``, holds still for
+``hold_time`` and lets go. Whatever hangs on the held disc then (touching
+it, not the mat) is lifted away with it: ``in_hand``, removed from the world.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.bodies import normal_of
+from sim.events import BodyInfo, BodyState, Episode, Intent
+from sim.forces import magnetic_on, refresh_refs
+from sim.integrate import STATUS_NAMES, run
+from sim.state import FLAT_TILT, classify, pairs_of
+from sim.world import World
+
+NO_PATH_T = np.zeros(1)
+NO_PATH_P = np.zeros((1, 3))
+
+
+def leaner_pose(world: World, host: int, azimuth: float, base_distance: float, tilt: float):
+    """(centre [3], shown-face normal [3], u [3]) of a leaner in contact with the mat."""
+    p = world.params
+    u = np.array([np.cos(azimuth), np.sin(azimuth), 0.0])
+    n_up = np.sin(tilt) * u + np.array([0.0, 0.0, np.cos(tilt)])
+    rise = -np.cos(tilt) * u + np.array([0.0, 0.0, np.sin(tilt)])
+    base = np.array([world.pos[host, 0], world.pos[host, 1], 0.0]) + base_distance * u
+    centre = base + (p.radius - p.chamfer) * rise + 0.5 * p.thickness * n_up
+    return centre, n_up, u
+
+
+def lay_flat(world: World, x: float, y: float, up: int, red: bool = False,
+             owner: int = -1, drop: float = 2e-4) -> Episode:
+    """Set a disc down flat (setup foundation) from ``drop`` m above the mat."""
+    def setup(w: World) -> dict:
+        i = w.add_body((x, y, 0.5 * w.params.thickness + drop), (0, 0, float(np.sign(up) or 1)),
+                       red, owner, awake=True)
+        return {"action": i}
+    return _episode(world, setup)
+
+
+def place_leaner(world: World, intent: Intent, owner: int = -1,
+                 approach_distance: float = 0.02, approach_height: float = 0.005) -> Episode:
+    """The hand brings a new disc to the intended pose and releases it."""
+    def setup(w: World) -> dict:
+        p = w.params
+        centre, n_up, u = leaner_pose(w, intent.host, intent.azimuth, intent.base_distance,
+                                      intent.tilt)
+        start = centre + approach_distance * u + np.array([0.0, 0.0, approach_height])
+        i = w.add_body(start, n_up * (1.0 if intent.up >= 0 else -1.0), False, owner, awake=True)
+        t_move = float(np.linalg.norm(start - centre)) / p.approach_speed
+        hand_t = np.array([0.0, max(t_move, p.dt), max(t_move, p.dt) + p.hold_time])
+        hand_p = np.array([start, centre, centre])
+        return {"action": i, "hand": i, "hand_t": hand_t, "hand_p": hand_p}
+    return _episode(world, setup)
+
+
+def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
+              height: float | None = None, pusher_radius: float = 0.004,
+              travel: float | None = None) -> Episode:
+    """Conversion: a kinematic frictionless sphere (a fingertip) sweeps
+    horizontally along ``azimuth`` at ``height`` through the leaner's centre
+    line. Default: sideways, along the leaner's face (perpendicular to the
+    direction it leans), at its centre height, so it tips over sideways about
+    its base and lands flat beside its host with its colour kept. It starts
+    one radius plus the sphere clear of the rim and travels ``travel``
+    (default 2.5 radii)."""
+    def setup(w: World) -> dict:
+        p = w.params
+        n = normal_of(w.quat[leaner_id])
+        side = np.cross(n, [0.0, 0.0, 1.0])
+        if np.linalg.norm(side) < 1e-9:
+            side = np.array([1.0, 0.0, 0.0])
+        side /= np.linalg.norm(side)
+        az = float(np.arctan2(side[1], side[0])) if azimuth is None else azimuth
+        d = np.array([np.cos(az), np.sin(az), 0.0])
+        centre = w.pos[leaner_id].copy()
+        if height is not None:
+            centre[2] = height
+        start = centre - (p.radius + pusher_radius + 2e-3) * d
+        end = start + (2.5 * p.radius if travel is None else travel) * d
+        t_move = float(np.linalg.norm(end - start)) / p.approach_speed
+        return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
+                "push_p": np.array([start, end])}
+    return _episode(world, setup)
+
+
+def place_tower(world: World, ids: list[int], x: float, y: float, up: int,
+                gap: float = 2e-4) -> Episode:
+    """Capture: lift the bodies ``ids`` off the mat and stack them at (x, y),
+    colour ``up``, ids[0] at the bottom, each ``gap`` above the one below,
+    then let go. The ids are kept."""
+    def setup(w: World) -> dict:
+        h = w.params.thickness
+        w.remove(ids)
+        for k, i in enumerate(ids):
+            w.place(i, (x, y, h * (k + 0.5) + gap * (k + 1)), (0, 0, float(np.sign(up) or 1)))
+        return {"placed": list(ids)}
+    return _episode(world, setup)
+
+
+def settle(world: World) -> Episode:
+    """Wake every body and simulate to rest (e.g. a world built by hand)."""
+    def setup(w: World) -> dict:
+        w.awake[:] = w.live
+        w.still[:] = 0.0
+        return {}
+    return _episode(world, setup, refresh=False)
+
+
+def nominal_intent(world: World, host: int, azimuth: float, up: int | None = None,
+                   tilt: float = np.pi / 4) -> Intent:
+    """The intent whose leaner balances at ``tilt``: the base distance at which
+    the magnetic torque about the base point (from every disc on the mat)
+    equals gravity's (the outermost balance point where the torque turns from
+    lifting to tipping inward, found on a 1 mm grid, then by bisection). ``up``
+    defaults to the host's colour (a leaner shows its owner's colour)."""
+    if up is None:
+        up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
+    p = world.params
+    clear = p.radius + p.thickness / np.tan(tilt) + 1e-3   # lower face clears the host edge
+    grid = clear + np.arange(0.0, 3.0 * p.radius, 1e-3)
+    torques = [_tip_torque(world, host, azimuth, bd, tilt, up) for bd in grid]
+    crossings = [k for k in range(len(grid) - 1) if torques[k] > 0 >= torques[k + 1]]
+    if not crossings:   # no balance point: the pose of strongest support
+        return Intent(host, azimuth, float(grid[int(np.argmax(torques))]), tilt, up)
+    lo, hi = grid[crossings[-1]], grid[crossings[-1] + 1]
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        if _tip_torque(world, host, azimuth, mid, tilt, up) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return Intent(host, azimuth, float(0.5 * (lo + hi)), tilt, up)
+
+
+def _tip_torque(world: World, host: int, azimuth: float, base_distance: float, tilt: float,
+                up: int) -> float:
+    """Torque about the base point that raises the leaner (positive = up)."""
+    p = world.params
+    w = world.copy()
+    centre, n_up, u = leaner_pose(w, host, azimuth, base_distance, tilt)
+    i = w.add_body(centre, n_up * (1.0 if up >= 0 else -1.0))
+    axis = np.array([normal_of(q) for q in w.quat])
+    out6 = np.empty(6)
+    magnetic_on(i, w.pos, axis, w.br, w.live, p.magnet_radius, p.magnet_thickness,
+                p.far_cutoff, out6)
+    base = np.array([w.pos[host, 0], w.pos[host, 1], 0.0]) + base_distance * u
+    r = centre - base
+    force = out6[:3] + np.array([0.0, 0.0, -p.mass * p.gravity])
+    torque = np.cross(r, force) + out6[3:]
+    return float(np.dot(torque, np.cross([0.0, 0.0, 1.0], u)))
+
+
+def _episode(world: World, setup, refresh: bool = True) -> Episode:
+    p = world.params
+    snapshot = world.copy()
+    before = {b.id: b for b in classify(world)}
+    if refresh:
+        axis = _axes(world)
+        refresh_refs(world.pos, axis, world.br, world.live, world.awake, p.magnet_radius,
+                     p.magnet_thickness, p.far_cutoff, world.fref)
+    spec = setup(world)
+    initial = world.touching()
+    n = len(world)
+    touched = np.zeros((n, n), np.uint8)
+    maxdisp = np.zeros(n)
+    in_hand = np.zeros(n, np.uint8)
+    hand = spec.get("hand", -1)
+    hand_t = spec.get("hand_t", NO_PATH_T)
+    run_time = (hand_t[-1] if hand >= 0 else 0.0) + spec.get("push_t", NO_PATH_T)[-1]
+    max_steps = int(round((run_time + p.settle_budget_s) / p.dt))
+    code, steps = run(world.pos, world.quat, world.vel, world.omega, world.live, world.awake,
+                      world.still, world.br, world.mat_spring, world.disc_spring,
+                      world.disc_partner, world.fref, world.P, world.rim, hand, hand_t,
+                      spec.get("hand_p", NO_PATH_P), spec.get("push_r", 0.0),
+                      spec.get("push_t", NO_PATH_T), spec.get("push_p", NO_PATH_P),
+                      max_steps, touched, maxdisp, in_hand)
+    status = STATUS_NAMES[code]
+    action = spec.get("action", -1)
+    if status in ("nan", "energy"):
+        world.restore(snapshot)
+        return Episode(status, int(steps), steps * p.dt, action, final=classify(world),
+                       final_contacts=world.contacts())
+    return _report(world, status, int(steps), action, before, initial, touched, maxdisp, in_hand)
+
+
+def _report(world, status, steps, action, before, initial, touched, maxdisp, in_hand) -> Episode:
+    p = world.params
+    cur = world.touching()
+    final = classify(world, cur)
+    now = {b.id: b for b in final}
+    hand_ids = [int(i) for i in np.nonzero(in_hand)[0]]
+    if hand_ids:
+        for i in hand_ids + [action]:
+            final.append(_in_hand_info(world, i))
+    new = pairs_of(touched & (1 - initial))
+    tilted = (BodyState.LEANING, BodyState.RESTING)
+    fallen = [i for i, b in before.items() if b.state in tilted and i in now
+              and now[i].tilt < FLAT_TILT]
+    flipped = [i for i, b in before.items() if i in now and now[i].up != b.up]
+    red = [int(i) for i in np.nonzero(world.red)[0]]
+    red_contacts = sorted({int(j) for r in red for j in np.nonzero(touched[r])[0]})
+    red_disp = max((float(maxdisp[r]) / p.radius for r in red), default=0.0)
+    return Episode(
+        status=status, steps=steps, sim_time=steps * p.dt, action=action,
+        new_contacts=new, fallen=fallen, flipped=flipped,
+        moved_diameters={int(i): float(maxdisp[i]) / (2 * p.radius) for i in before
+                         if maxdisp[i] > 0},
+        out_of_bounds=[b.id for b in final if b.state == BodyState.OUT],
+        red_contacts=red_contacts, red_displacement=red_disp, in_hand=hand_ids,
+        final=final, final_contacts=pairs_of(cur))
+
+
+def _in_hand_info(world, i) -> BodyInfo:
+    n = normal_of(world.quat[i])
+    x, y, z = (float(v) for v in world.pos[i])
+    return BodyInfo(int(i), bool(world.red[i]), x, y, z, 1 if n[2] >= 0 else -1,
+                    float(np.arccos(min(1.0, abs(n[2])))), BodyState.IN_HAND, -1, -1,
+                    int(world.owner[i]))
+
+
+def _axes(world: World) -> np.ndarray:
+    return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))

@@ -1,0 +1,504 @@
+"""The fixed-step loop: forces, integration, sleeping, events, in one njit run.
+
+One call of ``run`` simulates one episode. Each step, in this order:
+
+1. kinematics: the held disc (``hand`` >= 0) follows its path ``hand_t [k]``,
+   ``hand_p [k, 3]`` (piecewise linear, fixed orientation) until
+   ``hand_t[-1]``, then is released (or lifted away with whatever hangs on
+   it, see ``release_hand``); the pusher sphere follows ``push_t``/``push_p``;
+2. geometry: rotation matrices and rim sample points of awake bodies
+   (sleepers do not move, their points are kept);
+3. forces: gravity, magnetic pairs with an awake member (sim.forces), rim
+   points against the mat, rim points against other discs' cylinders (both
+   ways), the pusher; a sleeper touched by an awake body is woken;
+4. integration of awake dynamic bodies: drag, symplectic Euler on velocity
+   and spin (with the gyroscopic term), then position and quaternion;
+5. sleeping: an island of touching awake bodies that have all been still
+   for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
+   magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every`` steps a sleeper near awake
+   bodies is woken if its magnetic force or torque changed by more than
+   ``wake_force x m g`` (x radius for torques);
+6. checks and events: NaN, speed above ``max_speed`` or a centre below the
+   mat ends the run; ``touched [n, n]`` collects every disc-disc contact at
+   any instant, ``maxdisp [n]`` the largest horizontal displacement.
+
+The run ends ``SETTLED`` when the hand is released, the pusher is done and
+every live dynamic body sleeps; ``BUDGET`` after ``max_steps``.
+Shared stiffness: a contact (a body on the mat, or a pair of discs) has one
+stiffness K; each of its penetrating sample points k (depth d_k) carries the
+weight w_k = d_k / sum(d), i.e. force K w_k d_k, damping and tangential
+stiffness scaled by w_k too. The total is K sum(d^2)/sum(d): one point or
+forty, the contact is as stiff (rocking stiffness K a^2 for a flat disc), so
+the step stays stable for face-to-face stacks while an edge contact is
+still stiff; points entering with zero depth enter with zero force.
+Per-point spring state: ``mat_spring [n, 3N, 3]``, ``disc_spring [n, 3N, 3]``
+with ``disc_partner [n, 3N]`` (the disc the point presses into, -1 none).
+"""
+
+import numpy as np
+from numba import njit
+
+from sim.bodies import quat_rotate_step, quat_to_matrix
+from sim.contacts import cylinder_sdf, point_force
+from sim.forces import magnetic_all, magnetic_on
+from sim.params import IDX
+
+SETTLED, BUDGET, NAN, ENERGY = 0, 1, 2, 3
+STATUS_NAMES = ("settled", "step_budget", "nan", "energy")
+
+_RADIUS, _THICK, _MASS = IDX["radius"], IDX["thickness"], IDX["mass"]
+_MR, _MT, _G = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["gravity"]
+_KN, _KD = IDX["k_contact"], IDX["k_disc"]
+_ZETA, _KT = IDX["contact_damping"], IDX["k_tangent_ratio"]
+_MUS_M, _MUK_M = IDX["mu_static_mat"], IDX["mu_kinetic_mat"]
+_MUS_D, _MUK_D = IDX["mu_static_disc"], IDX["mu_kinetic_disc"]
+_FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
+_DAMP, _DT = IDX["damping"], IDX["dt"]
+_VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
+_WAKE, _WAKE_EVERY = IDX["wake_force"], IDX["wake_check_every"]
+_FAR, _VMAX = IDX["far_cutoff"], IDX["max_speed"]
+
+
+@njit(cache=True, fastmath=False)
+def path_at(ts, ps, t, pout, vout):
+    """Piecewise-linear path: position and velocity at time t (clamped)."""
+    k = ts.shape[0]
+    if t <= ts[0]:
+        pout[:] = ps[0]
+        vout[:] = 0.0
+        return
+    for s in range(k - 1):
+        if t < ts[s + 1]:
+            span = ts[s + 1] - ts[s]
+            f = (t - ts[s]) / span
+            for c in range(3):
+                pout[c] = ps[s, c] + f * (ps[s + 1, c] - ps[s, c])
+                vout[c] = (ps[s + 1, c] - ps[s, c]) / span
+            return
+    pout[:] = ps[k - 1]
+    vout[:] = 0.0
+
+
+@njit(cache=True, fastmath=False)
+def world_points(pos, rot, rim, i, wp):
+    for k in range(rim.shape[0]):
+        for c in range(3):
+            wp[i, k, c] = pos[i, c] + rot[i, c, 0] * rim[k, 0] + rot[i, c, 1] * rim[k, 1] + rot[i, c, 2] * rim[k, 2]
+
+
+@njit(cache=True, fastmath=False)
+def point_velocity(vel, omega, pos, i, p, out):
+    r0, r1, r2 = p[0] - pos[i, 0], p[1] - pos[i, 1], p[2] - pos[i, 2]
+    out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
+    out[1] = vel[i, 1] + omega[i, 2] * r0 - omega[i, 0] * r2
+    out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
+
+
+@njit(cache=True, fastmath=False)
+def apply_at(force, torque, pos, i, p, f, sign):
+    r0, r1, r2 = p[0] - pos[i, 0], p[1] - pos[i, 1], p[2] - pos[i, 2]
+    force[i, 0] += sign * f[0]
+    force[i, 1] += sign * f[1]
+    force[i, 2] += sign * f[2]
+    torque[i, 0] += sign * (r1 * f[2] - r2 * f[1])
+    torque[i, 1] += sign * (r2 * f[0] - r0 * f[2])
+    torque[i, 2] += sign * (r0 * f[1] - r1 * f[0])
+
+
+@njit(cache=True, fastmath=False)
+def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
+    """Rim points of body i against the mat; returns True if any touches.
+    Pair stiffness K shared by depth weight w_k = d_k / sum(d) (see
+    ``share_stiffness`` in the module docstring)."""
+    m, dt = P[_MASS], P[_DT]
+    kn = P[_KN]
+    cn = 2.0 * P[_ZETA] * np.sqrt(kn * m) * P[_DAMP]
+    kt = kn * P[_KT]
+    ct = cn * np.sqrt(P[_KT])
+    normal = np.array([0.0, 0.0, 1.0])
+    vp = np.empty(3)
+    f = np.empty(3)
+    total = 0.0
+    for k in range(wp.shape[1]):
+        if wp[i, k, 2] < 0.0:
+            total -= wp[i, k, 2]
+    for k in range(wp.shape[1]):
+        p = wp[i, k]
+        if p[2] < 0.0:
+            w = -p[2] / total
+            point_velocity(vel, omega, pos, i, p, vp)
+            point_force(-p[2], normal, vp, mat_spring[i, k], kn * w, cn * w, kt * w, ct * w,
+                        P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
+            apply_at(force, torque, pos, i, p, f, 1.0)
+        else:
+            mat_spring[i, k, 0] = 0.0
+            mat_spring[i, k, 1] = 0.0
+            mat_spring[i, k, 2] = 0.0
+    return total > 0.0
+
+
+@njit(cache=True, fastmath=False)
+def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hit,
+                  P, dyn_i, dyn_j, force, torque, depth, normals):
+    """Disc i against disc j: i's rim points inside j and j's inside i, one
+    contact whose stiffness K_disc is shared by depth weight. Force on the
+    point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
+    found a partner this step (a point presses into one disc at a time)."""
+    m, dt = P[_MASS], P[_DT]
+    a, hh = P[_RADIUS], 0.5 * P[_THICK]
+    npts = wp.shape[1]
+    total = 0.0
+    nrm = np.empty(3)
+    for side in range(2):
+        b, o = (i, j) if side == 0 else (j, i)
+        for k in range(npts):
+            depth[side * npts + k] = 0.0
+            if hit[b, k]:
+                continue
+            d = cylinder_sdf(wp[b, k], pos[o], axis[o], a, hh, nrm)
+            if d < 0.0:
+                depth[side * npts + k] = -d
+                normals[side * npts + k, :] = nrm
+                total -= d
+    if total <= 0.0:
+        return False
+    kn = P[_KD]
+    meff = 0.5 * m if (dyn_i and dyn_j) else m
+    cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
+    kt = kn * P[_KT]
+    ct = cn * np.sqrt(P[_KT])
+    vb = np.empty(3)
+    vo = np.empty(3)
+    vrel = np.empty(3)
+    f = np.empty(3)
+    for side in range(2):
+        b, o = (i, j) if side == 0 else (j, i)
+        dyn_b, dyn_o = (dyn_i, dyn_j) if side == 0 else (dyn_j, dyn_i)
+        for k in range(npts):
+            d = depth[side * npts + k]
+            if d <= 0.0:
+                continue
+            w = d / total
+            hit[b, k] = True
+            if disc_partner[b, k] != o:
+                disc_partner[b, k] = o
+                disc_spring[b, k, :] = 0.0
+            p = wp[b, k]
+            point_velocity(vel, omega, pos, b, p, vb)
+            point_velocity(vel, omega, pos, o, p, vo)
+            for c in range(3):
+                vrel[c] = vb[c] - vo[c]
+            point_force(d, normals[side * npts + k], vrel, disc_spring[b, k], kn * w, cn * w,
+                        kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
+            if dyn_b:
+                apply_at(force, torque, pos, b, p, f, 1.0)
+            if dyn_o:
+                apply_at(force, torque, pos, o, p, f, -1.0)
+    return True
+
+
+@njit(cache=True, fastmath=False)
+def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque):
+    """Frictionless kinematic sphere (centre sp, velocity sv, radius rp) on disc i."""
+    a, hh = P[_RADIUS], 0.5 * P[_THICK]
+    normal = np.empty(3)
+    d = cylinder_sdf(sp, pos[i], axis[i], a, hh, normal)
+    if d >= rp:
+        return False
+    p = sp - d * normal
+    vi = np.empty(3)
+    point_velocity(vel, omega, pos, i, p, vi)
+    kn = 4.0 * P[_KN]
+    cn = 2.0 * P[_ZETA] * np.sqrt(kn * P[_MASS]) * P[_DAMP]
+    vn = (vi[0] - sv[0]) * normal[0] + (vi[1] - sv[1]) * normal[1] + (vi[2] - sv[2]) * normal[2]
+    fn = kn * (rp - d) + cn * vn      # normal points from the disc to the sphere
+    if fn > 0.0:
+        apply_at(force, torque, pos, i, p, fn * normal, -1.0)
+    return True
+
+
+@njit(cache=True, fastmath=False)
+def integrate_body(i, pos, quat, vel, omega, axis, force, torque, on_mat, P):
+    m, dt = P[_MASS], P[_DT]
+    a, h = P[_RADIUS], P[_THICK]
+    ia = 0.5 * m * a * a
+    ip = m * (3 * a * a + h * h) / 12.0
+    n = axis[i]
+    w = omega[i]
+    if P[_DAMP] > 0:
+        ang = P[_ANG] + (P[_ROLL] if on_mat else 0.0)
+        for c in range(3):
+            force[i, c] -= P[_LIN] * m * vel[i, c]
+            torque[i, c] -= ang * ip * w[c]
+    nw = n[0] * w[0] + n[1] * w[1] + n[2] * w[2]
+    L = np.empty(3)
+    for c in range(3):
+        L[c] = ip * w[c] + (ia - ip) * nw * n[c]
+    tau = np.empty(3)
+    tau[0] = torque[i, 0] - (w[1] * L[2] - w[2] * L[1])
+    tau[1] = torque[i, 1] - (w[2] * L[0] - w[0] * L[2])
+    tau[2] = torque[i, 2] - (w[0] * L[1] - w[1] * L[0])
+    nt = n[0] * tau[0] + n[1] * tau[1] + n[2] * tau[2]
+    for c in range(3):
+        vel[i, c] += force[i, c] / m * dt
+        omega[i, c] += (tau[c] / ip + (1.0 / ia - 1.0 / ip) * nt * n[c]) * dt
+        pos[i, c] += vel[i, c] * dt
+    quat_rotate_step(quat[i], omega[i], dt)
+
+
+@njit(cache=True, fastmath=False)
+def _root(parent, i):
+    while parent[i] != i:
+        parent[i] = parent[parent[i]]
+        i = parent[i]
+    return i
+
+
+@njit(cache=True, fastmath=False)
+def sleep_islands(live, awake, still, cur, held, sleep_time, island):
+    """Box2D-style islands: awake bodies touching each other sleep together,
+    only when every one of them has been still for ``sleep_time``. Marks the
+    bodies to put to sleep with ``island[i] = -2``. The held disc never
+    sleeps, so nothing touching it does."""
+    n = live.shape[0]
+    for i in range(n):
+        island[i] = i
+    for i in range(n):
+        if not (live[i] and awake[i]):
+            continue
+        for j in range(i + 1, n):
+            if live[j] and awake[j] and cur[i, j]:
+                ri, rj = _root(island, i), _root(island, j)
+                if ri != rj:
+                    island[max(ri, rj)] = min(ri, rj)
+    ready = np.ones(n, np.bool_)
+    for i in range(n):
+        if live[i] and awake[i] and (i == held or still[i] < sleep_time):
+            ready[_root(island, i)] = False
+    roots = np.empty(n, np.int64)
+    for i in range(n):
+        roots[i] = _root(island, i)
+    for i in range(n):
+        island[i] = -2 if (live[i] and awake[i] and i != held and ready[roots[i]]) else -1
+
+
+@njit(cache=True, fastmath=False)
+def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
+    """Let go of the held disc. Bodies hanging on it (touching it, directly or
+    through other lifted bodies, and touching no mat) go up with the hand:
+    then the hand and they leave the world (``in_hand``). Else it drops."""
+    n = live.shape[0]
+    stack = np.empty(n, np.int64)
+    top = 0
+    stack[top] = hand
+    top += 1
+    seen = np.zeros(n, np.uint8)
+    seen[hand] = 1
+    count = 0
+    while top > 0:
+        top -= 1
+        b = stack[top]
+        for j in range(n):
+            if live[j] and not seen[j] and cur[b, j] and not on_mat[j]:
+                seen[j] = 1
+                in_hand[j] = 1
+                count += 1
+                stack[top] = j
+                top += 1
+    if count > 0:
+        live[hand] = 0
+        awake[hand] = 0
+        for j in range(n):
+            if in_hand[j]:
+                live[j] = 0
+                awake[j] = 0
+    else:
+        awake[hand] = 1
+        still[hand] = 0.0
+        vel[hand, :] = 0.0
+        omega[hand, :] = 0.0
+
+
+@njit(cache=True, fastmath=False)
+def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
+        disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
+        max_steps, touched, maxdisp, in_hand):
+    """Simulate until settled or max_steps; returns (status, steps)."""
+    n = pos.shape[0]
+    npts = rim.shape[0]
+    dt, m, g, a, hh = P[_DT], P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
+    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    far = P[_FAR]
+    wake_f = P[_WAKE] * m * g
+    wake_every = max(1, int(P[_WAKE_EVERY]))
+    rot = np.zeros((n, 3, 3))
+    axis = np.zeros((n, 3))
+    wp = np.zeros((n, npts, 3))
+    force = np.zeros((n, 3))
+    torque = np.zeros((n, 3))
+    cur = np.zeros((n, n), np.uint8)
+    on_mat = np.zeros(n, np.uint8)
+    wake_next = np.zeros(n, np.uint8)
+    hit = np.zeros((n, npts), np.bool_)
+    depth = np.zeros(2 * npts)
+    normals = np.zeros((2 * npts, 3))
+    island = np.zeros(n, np.int64)
+    pos0 = pos.copy()
+    out6 = np.empty(6)
+    hp = np.empty(3)
+    hv = np.empty(3)
+    sp = np.empty(3)
+    sv = np.empty(3)
+    held = hand >= 0
+    release = hand_t[hand_t.shape[0] - 1] if held else 0.0
+    push_end = push_t[push_t.shape[0] - 1] if push_r > 0 else 0.0
+    for i in range(n):
+        if live[i]:
+            quat_to_matrix(quat[i], rot[i])
+            for c in range(3):
+                axis[i, c] = rot[i, c, 2]
+            world_points(pos, rot, rim, i, wp)
+            lowest = 1.0
+            for k in range(npts):
+                lowest = min(lowest, wp[i, k, 2])
+            on_mat[i] = 1 if lowest < 1e-4 else 0
+    for step in range(max_steps):
+        t = step * dt
+        # 1. kinematics
+        if held and t >= release:
+            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand)
+            held = False
+        if held:
+            path_at(hand_t, hand_p, t, hp, hv)
+            pos[hand, :] = hp
+            vel[hand, :] = hv
+            omega[hand, :] = 0.0
+            awake[hand] = 1
+        pushing = push_r > 0 and t < push_end
+        if pushing:
+            path_at(push_t, push_p, t, sp, sv)
+        # 2. geometry of moving bodies
+        for i in range(n):
+            if live[i] and awake[i]:
+                quat_to_matrix(quat[i], rot[i])
+                for c in range(3):
+                    axis[i, c] = rot[i, c, 2]
+                world_points(pos, rot, rim, i, wp)
+        # 3. forces
+        force[:] = 0.0
+        torque[:] = 0.0
+        for i in range(n):
+            if live[i] and awake[i]:
+                force[i, 2] -= m * g
+        magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], far, force, torque)
+        for i in range(n):
+            if live[i] and awake[i] and not (held and i == hand):
+                on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
+        for i in range(n):
+            for j in range(n):
+                if awake[i] or awake[j]:
+                    cur[i, j] = 0
+        hit[:, :] = False
+        for i in range(n):
+            if not live[i]:
+                continue
+            for j in range(i + 1, n):
+                if not live[j] or not (awake[i] or awake[j]):
+                    continue
+                d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+                if d2 > reach * reach:
+                    continue
+                dyn_i = not (held and i == hand)
+                dyn_j = not (held and j == hand)
+                if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
+                                 hit, P, dyn_i, dyn_j, force, torque, depth, normals):
+                    cur[i, j] = 1
+                    cur[j, i] = 1
+                    touched[i, j] = 1
+                    touched[j, i] = 1
+                    if not awake[i]:
+                        wake_next[i] = 1
+                    if not awake[j]:
+                        wake_next[j] = 1
+        for i in range(n):
+            if live[i] and awake[i]:
+                for k in range(npts):
+                    if not hit[i, k]:
+                        disc_partner[i, k] = -1
+        if pushing:
+            for i in range(n):
+                if live[i] and not (held and i == hand):
+                    if pusher_contacts(sp, sv, push_r, i, pos, vel, omega, axis, P, force, torque):
+                        if not awake[i]:
+                            wake_next[i] = 1
+        # 4. integration
+        for i in range(n):
+            if live[i] and awake[i] and not (held and i == hand):
+                integrate_body(i, pos, quat, vel, omega, axis, force, torque, on_mat[i] > 0, P)
+        # 5. sleeping and waking
+        for i in range(n):
+            if wake_next[i]:
+                wake_next[i] = 0
+                awake[i] = 1
+                still[i] = 0.0
+        for i in range(n):
+            if not (live[i] and awake[i]) or (held and i == hand):
+                continue
+            v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
+            w2 = omega[i, 0] ** 2 + omega[i, 1] ** 2 + omega[i, 2] ** 2
+            if P[_SLEEP] > 0 and v2 < P[_VS] ** 2 and w2 < P[_WS] ** 2:
+                still[i] += dt
+            else:
+                still[i] = 0.0
+        sleep_islands(live, awake, still, cur, hand if held else -1, P[_TS], island)
+        for i in range(n):
+            if island[i] == -2:      # marked to fall asleep now
+                awake[i] = 0
+                vel[i, :] = 0.0
+                omega[i, :] = 0.0
+                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6)
+                fref[i, :] = out6
+        if step % wake_every == 0:
+            for i in range(n):
+                if not live[i] or awake[i]:
+                    continue
+                close = False
+                for j in range(n):
+                    if live[j] and awake[j]:
+                        d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+                        if d2 < far * far:
+                            close = True
+                            break
+                if not close:
+                    continue
+                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6)
+                df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
+                dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
+                if df > wake_f or dtq > wake_f * a:
+                    awake[i] = 1
+                    still[i] = 0.0
+        # 6. checks and events
+        for i in range(n):
+            if not (live[i] and awake[i]):
+                continue
+            v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
+            if not (np.isfinite(v2) and np.isfinite(pos[i, 0]) and np.isfinite(pos[i, 1])
+                    and np.isfinite(pos[i, 2]) and np.isfinite(omega[i, 0])
+                    and np.isfinite(omega[i, 1]) and np.isfinite(omega[i, 2])):
+                return NAN, step + 1
+            if v2 > P[_VMAX] ** 2 or pos[i, 2] < -hh:
+                return ENERGY, step + 1
+            dx = pos[i, 0] - pos0[i, 0]
+            dy = pos[i, 1] - pos0[i, 1]
+            disp = np.sqrt(dx * dx + dy * dy)
+            if disp > maxdisp[i]:
+                maxdisp[i] = disp
+        if not held and not pushing:
+            done = True
+            for i in range(n):
+                if live[i] and awake[i]:
+                    done = False
+                    break
+            if done:
+                return SETTLED, step + 1
+    return BUDGET, max_steps

@@ -1,0 +1,95 @@
+"""PhysicsParams: every physical constant of the core, with defaults.
+
+Units SI (m, kg, s, T). Disc = plastic shell (radius ``radius``, thickness
+``thickness``, mass ``mass``, inertia of a solid cylinder) with an axially
+magnetised cylinder magnet at its centre along the face normal (black face =
+North). ``pack()`` flattens the numbers the numba kernels read into one
+float64 array; the index of each field is ``IDX[name]``.
+
+Choice of defaults (published facts: "roughly Othello size but much
+heavier", box 920 g, circle 45 cm, leaners teeter at about 45 degrees):
+shell 32 mm x 6 mm, 12 g (53 discs = 636 g of a 920 g box); ferrite magnet
+25 mm x 4 mm (ferrite ~4.9 g/cm^3 -> 9.6 g), Br 0.39 T (ferrite grade Y30).
+
+Calibration (CALIBRATION below is checked by tests/test_physics_calibration.py):
+see the CALIBRATION string.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+CALIBRATION = """
+Tuned: nothing beyond the published-fact defaults yet (see log below).
+Measured: filled in by the calibration run.
+"""
+
+
+class PhysicsParams(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    # disc and magnet
+    radius: float = Field(0.015, description="shell radius a, m")
+    thickness: float = Field(0.006, description="shell thickness h, m")
+    mass: float = Field(0.010, description="disc mass, kg")
+    magnet_radius: float = Field(0.013, description="magnet radius, m")
+    magnet_thickness: float = Field(0.004, description="magnet thickness, m")
+    br: float = Field(0.48, description="remanence of the black/white discs, T (calibrated)")
+    br_red: float = Field(0.48, description="remanence of the red disc, T")
+    circle_radius: float = Field(0.225, description="play circle radius, m")
+    gravity: float = Field(9.81, description="m/s^2")
+
+    # contacts (penalty springs per sample point, Cundall-Strack friction)
+    rim_points: int = Field(24, description="samples per rim circle (three circles per disc)")
+    chamfer: float = Field(8e-4, description="face rims drawn in by this (rounded edge), m")
+    k_contact: float = Field(10000.0, description="stiffness of a body on the mat, N/m")
+    k_disc: float = Field(40000.0, description="stiffness of a disc-disc contact, N/m")
+    contact_damping: float = Field(0.3, description="damping ratio of a contact")
+    k_tangent_ratio: float = Field(0.3, description="tangential / normal stiffness")
+    mu_static_mat: float = Field(0.8, description="cloth on plastic, static")
+    mu_kinetic_mat: float = Field(0.6, description="cloth on plastic, kinetic")
+    mu_static_disc: float = Field(0.4, description="plastic on plastic, static")
+    mu_kinetic_disc: float = Field(0.3, description="plastic on plastic, kinetic")
+    friction: bool = Field(True, description="False: frictionless (energy test)")
+
+    # damping (cloth): linear and angular drag always, rolling when on the mat
+    linear_damping: float = Field(0.5, description="1/s")
+    angular_damping: float = Field(0.5, description="1/s")
+    rolling_damping: float = Field(8.0, description="1/s, on the mat only")
+    damping: bool = Field(True, description="False: no drag and no contact damping")
+
+    # time stepping, sleeping, limits
+    dt: float = Field(1e-4, description="fixed step, s")
+    sleep_speed: float = Field(0.003, description="m/s")
+    sleep_spin: float = Field(0.3, description="rad/s")
+    sleep_time: float = Field(0.08, description="s below both thresholds to sleep")
+    sleep: bool = Field(True, description="False: nobody ever sleeps")
+    wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
+    wake_check_every: int = Field(10, description="steps between magnetic wake checks")
+    far_cutoff: float = Field(0.20, description="magnetic pairs beyond this centre distance are ignored, m")
+    settle_budget_s: float = Field(4.0, description="simulated seconds before step_budget")
+    max_speed: float = Field(10.0, description="speed above which energy runs away, m/s")
+
+    # the hand
+    approach_speed: float = Field(0.15, description="hand speed along the approach, m/s")
+    hold_time: float = Field(0.03, description="held still at the pose before release, s")
+
+    def pack(self) -> np.ndarray:
+        return np.array([float(getattr(self, name)) for name in PACKED], dtype=np.float64)
+
+    def inertia(self) -> tuple[float, float]:
+        """(about the axis, about a diameter) of a solid cylinder."""
+        a, h, m = self.radius, self.thickness, self.mass
+        return 0.5 * m * a * a, m * (3 * a * a + h * h) / 12.0
+
+
+PACKED = [
+    "radius", "thickness", "mass", "magnet_radius", "magnet_thickness", "br", "br_red",
+    "circle_radius", "gravity", "rim_points", "k_contact", "contact_damping",
+    "k_tangent_ratio", "k_disc", "mu_static_mat", "mu_kinetic_mat", "mu_static_disc",
+    "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
+    "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
+    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed",
+]
+IDX = {name: i for i, name in enumerate(PACKED)}
