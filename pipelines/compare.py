@@ -134,10 +134,14 @@ JOIN_SQL = """
 SELECT a.cell, a.seed_index, a.game_index,
        a.game_seed AS seed_a, b.game_seed AS seed_b,
        a.strategy_0 AS s0_a, b.strategy_0 AS s0_b, a.strategy_1 AS s1_a, b.strategy_1 AS s1_b,
-       a.status AS status_a, b.status AS status_b,
-       a.winner AS winner_a, b.winner AS winner_b,
-       a.score_0 AS score0_a, a.score_1 AS score1_a, b.score_0 AS score0_b, b.score_1 AS score1_b,
-       a.n_turns AS turns_a, b.n_turns AS turns_b, a.end_reason AS end_a, b.end_reason AS end_b
+       coalesce(a.status = 'ok' AND a.winner IS NOT NULL AND a.score_0 IS NOT NULL AND a.score_1 IS NOT NULL, false)
+         AND coalesce(b.status = 'ok' AND b.winner IS NOT NULL AND b.score_0 IS NOT NULL AND b.score_1 IS NOT NULL, false)
+         AS both_ok,
+       coalesce(a.winner, -2) AS winner_a, coalesce(b.winner, -2) AS winner_b,
+       coalesce(a.score_0, 0) AS score0_a, coalesce(a.score_1, 0) AS score1_a,
+       coalesce(b.score_0, 0) AS score0_b, coalesce(b.score_1, 0) AS score1_b,
+       coalesce(a.n_turns, 0) AS turns_a, coalesce(b.n_turns, 0) AS turns_b,
+       coalesce(a.end_reason, 'none') AS end_a, coalesce(b.end_reason, 'none') AS end_b
 FROM a JOIN b USING (cell, seed_index)
 ORDER BY a.cell, a.seed_index
 """
@@ -150,7 +154,7 @@ def _notes(n_a: int, n_b: int, joined: int, failed: int, exp: Experiment, names:
         if n < total:
             notes.append(f"{name} has {n} of {total} games (incomplete); compared on the games both have")
     if failed:
-        notes.append(f"{failed} pairs left out: the game failed (status not ok) in one run or both")
+        notes.append(f"{failed} pairs left out: the game failed or has no result in one run or both")
     return notes
 
 
@@ -173,7 +177,7 @@ def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baselin
         raise UsageError(f"different seeds: game seeds of {names[0]} and {names[1]} differ for the same seed index")
     if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
-    ok = (rows["status_a"] == "ok") & (rows["status_b"] == "ok")
+    ok = np.asarray(rows["both_ok"], dtype=bool)
     notes = _notes(n_a, n_b, len(ok), int((~ok).sum()), exp_a, names)
     r = {k: np.asarray(v)[ok] for k, v in rows.items()}
     self_play = np.array([c.matchup[0] == c.matchup[1] for c in exp_b.cells])[r["cell"].astype(int)]

@@ -29,7 +29,6 @@ experiment, so batches reuse its pieces (``prepare_run``, executors,
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -57,9 +56,9 @@ class RegressConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    delta: float = Field(0.05, description="smallest score-rate change that matters (0.05 = 5 points)")
-    alpha: float = Field(0.05, description="P(say changed | nothing changed)")
-    beta: float = Field(0.05, description="P(say unchanged | changed by delta)")
+    delta: float = Field(0.05, gt=0, lt=1, description="smallest score-rate change that matters (0.05 = 5 points)")
+    alpha: float = Field(0.05, gt=0, lt=0.5, description="P(say changed | nothing changed)")
+    beta: float = Field(0.05, gt=0, lt=0.5, description="P(say unchanged | changed by delta)")
     batch_games: int = Field(200, gt=0, description="games between two looks (rounded up to whole shards)")
     max_games: int | None = Field(None, gt=0, description="game limit (default: every baseline seed)")
 
@@ -141,9 +140,10 @@ def golden_check(game: str) -> str:
     """Run the physics golden scenes if the game has physics; a note on what was done."""
     if not get_game(game).physics_version():
         return f"golden scenes: {game} has no physics; skipped"
-    if importlib.util.find_spec("sim.golden") is None:
+    try:
+        module = importlib.import_module("sim.golden")
+    except ModuleNotFoundError:
         return "golden scenes: sim.golden not found; skipped"
-    module = importlib.import_module("sim.golden")
     check = next((getattr(module, n) for n in GOLDEN_CHECKS if callable(getattr(module, n, None))), None)
     if check is None:
         return "golden scenes: sim.golden has no check function yet; skipped"
