@@ -173,44 +173,39 @@ def neighbour_groups(st, n, nbr, p, c, tmp):
     return k, sections
 
 
+@njit(cache=True, inline="always")
+def _neighbour_slot(st, n, nbr, p, d, c):
+    """(root or a unique negative id when empty, sections of that group, has colour c)."""
+    q = nbr[p, d]
+    if q < 0 or st[q] == EMPTY:
+        return -1 - d, 0, False
+    r = find(st, n, q)
+    return r, (st[2 * n + r] > 0) + (st[3 * n + r] > 0), st[q] == c
+
+
 @njit(cache=True)
-def is_legal(st, n, nbr, p, c, tmp):
-    """P4: may colour ``c`` play on empty point ``p``? (``neighbour_groups`` unrolled
-    into registers: this check runs for every empty point on every turn.)"""
-    r0 = r1 = r2 = -1
-    t0 = t1 = t2 = False
-    k = 0
-    sections = 1
-    for d in range(4):
-        q = nbr[p, d]
-        if q < 0:
-            break
-        col = st[q]
-        if col == EMPTY:
-            continue
-        r = find(st, n, q)
-        same = col == c
-        if r == r0:
-            if same and not t0:
-                t0 = True
-                sections -= 1
-        elif r == r1:
-            if same and not t1:
-                t1 = True
-                sections -= 1
-        elif r == r2:
-            if same and not t2:
-                t2 = True
-                sections -= 1
-        else:
-            sections += (st[2 * n + r] > 0) + (st[3 * n + r] > 0) - same
-            if k == 0:
-                r0, t0 = r, same
-            elif k == 1:
-                r1, t1 = r, same
-            else:
-                r2, t2 = r, same
-            k += 1
+def is_legal(st, n, nbr, p, c):
+    """P4: may colour ``c`` play on empty point ``p``?
+
+    The section count of ``neighbour_groups`` written without data-dependent
+    branches (this check runs for every empty point on every turn): each of
+    the four neighbour slots adds its group's sections, minus one when the
+    group's c-section touches p, counted at the slot where the root first
+    appears.
+    """
+    r0, s0, a0 = _neighbour_slot(st, n, nbr, p, 0, c)
+    r1, s1, a1 = _neighbour_slot(st, n, nbr, p, 1, c)
+    r2, s2, a2 = _neighbour_slot(st, n, nbr, p, 2, c)
+    r3, s3, a3 = _neighbour_slot(st, n, nbr, p, 3, c)
+    e01, e02, e03 = r0 == r1, r0 == r2, r0 == r3
+    e12, e13, e23 = r1 == r2, r1 == r3, r2 == r3
+    t0 = a0 | (e01 & a1) | (e02 & a2) | (e03 & a3)
+    t1 = a1 | (e12 & a2) | (e13 & a3)
+    t2 = a2 | (e23 & a3)
+    first1 = not e01
+    first2 = not (e02 | e12)
+    first3 = not (e03 | e13 | e23)
+    sections = 1 + (s0 - t0) + first1 * (s1 - t1) + first2 * (s2 - t2) + first3 * (s3 - a3)
     return sections <= 2
 
 
@@ -318,21 +313,21 @@ def game_over(st, n):
 
 
 @njit(cache=True)
-def count_legal(st, n, nbr, c, tmp):
+def count_legal(st, n, nbr, c):
     count = 0
     for i in range(st[6 * n + M_EMPTIES]):
-        if is_legal(st, n, nbr, st[4 * n + i], c, tmp):
+        if is_legal(st, n, nbr, st[4 * n + i], c):
             count += 1
     return count
 
 
 @njit(cache=True)
-def legal_moves(st, n, nbr, c, out, tmp):
+def legal_moves(st, n, nbr, c, out):
     """Write the legal points of colour c to ``out``; return how many."""
     count = 0
     for i in range(st[6 * n + M_EMPTIES]):
         p = st[4 * n + i]
-        if is_legal(st, n, nbr, p, c, tmp):
+        if is_legal(st, n, nbr, p, c):
             out[count] = p
             count += 1
     return count

@@ -102,7 +102,7 @@ def choose_move(st, n, nbr, kind, prm, rng, scratch):
         return random_move(st, n, nbr, c, rng, tmp)
     if kind == GREEDY:
         return greedy_move(st, n, nbr, c, rng, tmp, cand, prm[EPSILON])
-    k = legal_moves(st, n, nbr, c, cand, tmp)
+    k = legal_moves(st, n, nbr, c, cand)
     if k <= 1:
         return cand[0] if k == 1 else -1
     p, _ = _search(st, n, nbr, prm, int(prm[PLAYOUTS]), rng, scratch)
@@ -184,7 +184,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record
             break
         c = st[6 * n + M_TO_MOVE]
         seat = black_seat if c == BLACK else 1 - black_seat
-        n_legal = count_legal(st, n, nbr, c, tmp) if record else 0
+        n_legal = count_legal(st, n, nbr, c) if record else 0
         p = choose_move(st, n, nbr, kinds[seat], params[seat], rngs[seat], scratch)
         play(st, n, nbr, p, tmp)
         if p < 0:

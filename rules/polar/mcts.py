@@ -99,7 +99,7 @@ def _select_child(tree, node, c_explore):
 def _expand(tree, node, used, sim, n, nbr, rng, tmp, cand):
     """Give ``node`` its children in random order; return the new node count."""
     c = sim[6 * n + M_TO_MOVE]
-    k = legal_moves(sim, n, nbr, c, cand, tmp)
+    k = legal_moves(sim, n, nbr, c, cand)
     if k == 0:
         cand[0] = -1
         k = 1

@@ -51,7 +51,7 @@ def random_move(st, n, nbr, c, rng, tmp):
     while untried > 0:
         i = below(rng, untried)
         p = st[4 * n + i]
-        if is_legal(st, n, nbr, p, c, tmp):
+        if is_legal(st, n, nbr, p, c):
             return p
         untried -= 1
         swap_empties(st, n, i, untried)

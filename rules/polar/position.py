@@ -57,17 +57,17 @@ class Board:
         p = self.point(where)
         if self.st[p] != core.EMPTY:
             return False
-        return bool(core.is_legal(self.st, self.n, self.nbr, p, _COLOURS[colour], self._tmp))
+        return bool(core.is_legal(self.st, self.n, self.nbr, p, _COLOURS[colour]))
 
     def legal_moves(self, colour=None) -> list[int]:
         c = self.to_move if colour is None else _COLOURS[colour]
         out = np.zeros(self.n, np.int32)
-        k = core.legal_moves(self.st, self.n, self.nbr, c, out, self._tmp)
+        k = core.legal_moves(self.st, self.n, self.nbr, c, out)
         return sorted(int(p) for p in out[:k])
 
     def n_legal(self, colour=None) -> int:
         c = self.to_move if colour is None else _COLOURS[colour]
-        return int(core.count_legal(self.st, self.n, self.nbr, c, self._tmp))
+        return int(core.count_legal(self.st, self.n, self.nbr, c))
 
     @property
     def to_move(self) -> int:
