@@ -20,7 +20,9 @@ legal moves (a lone pass child when there is none; no expansion when the
 arrays are full); play out to the end with random moves (or epsilon-greedy
 ones); back the result up. The move is the most visited root child.
 Capacity: every iteration expands at most one node of at most ``n``
-children, so ``(playouts + 1) * n + 1`` nodes always suffice.
+children, so ``(playouts + 1) * n + 1`` nodes always suffice; the arrays are
+capped at ``MAX_NODES`` (about 60 MB), beyond which a very large search stops
+growing its tree and keeps refining the visit counts it has.
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ def new_tree(capacity):
     )
 
 
+MAX_NODES = 2_000_000
+
+
 @njit(cache=True)
 def tree_capacity(playouts, n):
-    return (playouts + 1) * n + 1
+    return min((playouts + 1) * n + 1, MAX_NODES)
 
 
 @njit(cache=True)
