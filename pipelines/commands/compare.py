@@ -20,7 +20,7 @@ ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many cha
 def print_verdict(verdict: Verdict, changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
     """The verdict table, the changed games (at most ``show``) and the one-line verdict."""
     for note in verdict.notes:
-        err.print(f"note: {note}", highlight=False)
+        err.print(f"note: {note}", highlight=False, soft_wrap=True)
     shown = changed[: max(show, 0)]
     print_tables({"verdict": verdict.table(), "changed_games": shown}, fmt, out)
     if fmt is Format.table:
@@ -28,7 +28,7 @@ def print_verdict(verdict: Verdict, changed: list[dict], fmt: Format, show: int,
             out.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
         word = "[bold red]CHANGED[/]" if verdict.significant else "[bold green]no significant change[/]"
         out.print(f"{word}: {verdict.changed} of {verdict.n} paired games changed winner; "
-                  f"family-wise α = {verdict.alpha} (Holm)")
+                  f"family-wise α = {verdict.alpha} (Holm)", soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         def progress(look: Look) -> None:
             if not quiet:
                 cli.err_console.print(f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
-                                      f"down {look.llr_down:+.2f} → {look.decision}", highlight=False)
+                                      f"down {look.llr_down:+.2f} → {look.decision}", highlight=False, soft_wrap=True)
 
         try:
             if workers is not None and workers < 0:
@@ -69,16 +69,17 @@ def register(app: typer.Typer) -> None:
         except GoldenSceneChanged as exc:
             cli.fail(str(exc), code=1)
         for note in result.notes:
-            cli.err_console.print(f"note: {note}", highlight=False)
+            cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
         print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
         lower, upper = result.bounds
         way = {1: " (candidate scores higher)", -1: " (candidate scores lower)"}.get(result.direction, "")
         cli.out_console.print(
             f"SPRT decision: [bold]{result.decision}[/]{way} after {result.pairs} paired games "
             f"({result.games_played} played, δ = {config.delta}, α = {config.alpha}, β = {config.beta}, "
-            f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}")
+            f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}", soft_wrap=True)
         if result.decision == "undecided":
-            cli.out_console.print("SPRT undecided at the game limit: exit code follows the fixed-sample verdict")
+            cli.out_console.print("SPRT undecided at the game limit: exit code follows the fixed-sample verdict",
+                                  soft_wrap=True)
             raise typer.Exit(1 if result.verdict.significant else 0)
         raise typer.Exit(1 if result.decision == "changed" else 0)
 

@@ -1,0 +1,88 @@
+"""``polsim sweep``: run every combination of knob values on the same seeds
+as one run, then print a balance table per cell and name the most balanced."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from pipelines.render import Format, print_tables
+from pipelines.runner import run_experiment
+from pipelines.sweep import SweepReport, sweep_experiment, sweep_report
+from rules.base import UsageError
+
+
+def _interval(value, low, high, scale=1.0, fmt="{:+.1f}") -> str:
+    if value is None:
+        return "—"
+    return f"{fmt.format(scale * value)} [{fmt.format(scale * low)}, {fmt.format(scale * high)}]"
+
+
+def display_rows(report: SweepReport) -> list[dict]:
+    """The per-cell table as shown in a terminal (intervals as one column)."""
+    out = []
+    for r in report.cells:
+        out.append({
+            "cell": r["cell"], "knobs": r["knobs"], "games": r["games"],
+            "seat 0 / draw / seat 1": f"{r['seat0_wins']} / {r['draws']} / {r['seat1_wins']}",
+            "first-player adv (pts)": _interval(r.get("first_player_adv"), r.get("fpa_lo"), r.get("fpa_hi"), 100),
+            "balance": _interval(r.get("balance"), r.get("balance_lo"), r.get("balance_hi"), fmt="{:.3f}"),
+            "gap to best": _interval(r.get("gap_to_best"), r.get("gap_lo"), r.get("gap_hi"), fmt="{:.3f}"),
+            "draws": f"{100 * r['draw_share']:.1f} %" if r["draw_share"] is not None else "—",
+            "mean turns": r["mean_turns"], "failed": r["failed"],
+        })
+    return out
+
+
+def register(app: typer.Typer) -> None:
+    from pipelines import cli
+
+    @app.command()
+    def sweep(
+        game: cli.GameOpt = cli.DEFAULT_GAME,
+        variant: cli.VariantOpt = None,
+        sets: cli.SetOpt = [],
+        strategies: Annotated[str, typer.Option("--strategies", "-s", help="Two strategies A,B (each plays each seat in half the games).")] = "random,random",
+        games: cli.GamesOpt = 1000,
+        seed: cli.SeedOpt = 0,
+        out: cli.OutOpt = "runs",
+        run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted sweep.")] = False,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+        workers: cli.WorkersOpt = None,
+        address: cli.AddressOpt = None,
+        shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
+        fmt: cli.FormatOpt = Format.table,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    ) -> None:
+        """Play every combination of --set values on the same seeds; balance table per cell, most balanced named.
+
+        Example: polsim sweep --game polarity --variant standard --set foundations=3,5,7 --set red_sudden_death=true,false --games 2000
+        """
+        try:
+            if shard_size is not None and shard_size <= 0:
+                raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
+            if workers is not None and workers < 0:
+                raise UsageError(f"--workers must be 0 or more (got {workers})")
+            exp = sweep_experiment(game, variant, cli.split_strategies(strategies), sets, games, seed, shard_size)
+            kwargs = dict(run_id=run_id, resume=resume, overwrite=overwrite, workers=workers, address=address)
+            if quiet:
+                result = run_experiment(exp, out, **kwargs)
+            else:
+                progress, advance = cli._progress_bar(exp.total_games)
+                with progress:
+                    result = run_experiment(exp, out, on_progress=advance, **kwargs)
+            if result.status != "complete":
+                cli.err_console.print(f"sweep {result.run_id} interrupted; finish it with the same command and --resume")
+                raise typer.Exit(130)
+            report = sweep_report(result.uri)
+        except UsageError as exc:
+            cli.fail(str(exc))
+        for note in report.notes:
+            cli.err_console.print(f"note: {note}", highlight=False)
+        if fmt is Format.table:
+            print_tables({"balance_by_cell": display_rows(report)}, fmt, cli.out_console)
+            cli.out_console.print(report.conclusion(), highlight=False, soft_wrap=True)
+            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False)
+        else:
+            print_tables({"cells": report.cells, "conclusion": [{"best_cell": report.best, "ties": report.ties,
+                                                                 "text": report.conclusion()}]}, fmt, cli.out_console)
