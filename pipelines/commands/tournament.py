@@ -1,0 +1,91 @@
+"""``polsim tournament``: a round robin among named strategies, both seats,
+the same seeds for every pairing; cross-table and Elo-scale ratings."""
+
+from typing import Annotated, Optional
+
+import typer
+
+from pipelines.render import Format, print_tables
+from pipelines.runner import run_experiment
+from pipelines.spec import parse_sets
+from pipelines.tournament import TournamentReport, tournament_experiment, tournament_report
+from rules.base import UsageError
+
+
+def fixed_knobs(sets: list[str]) -> dict:
+    knobs = {}
+    for key, values in parse_sets(sets).items():
+        if len(values) != 1:
+            raise UsageError(f"--set {key} has several values; a tournament plays one rule set (use `polsim sweep`)")
+        knobs[key] = values[0]
+    return knobs
+
+
+def _elo(value: float, low: float, high: float) -> str:
+    return f"{value:+.0f} [{low:+.0f}, {high:+.0f}]"
+
+
+def display(report: TournamentReport) -> dict[str, list[dict]]:
+    ratings = [{"rank": r["rank"], "strategy": r["strategy"], "elo": _elo(r["elo"], r["elo_lo"], r["elo_hi"]),
+                "games": r["games"], "score": f"{100 * r['score_rate']:.1f} %" if r["score_rate"] is not None else "—"}
+               for r in report.table]
+    pairs = [{"pairing": f"{p['strategy']} vs {p['opponent']}", "games": p["games"],
+              "W-D-L": f"{p['wins']}-{p['draws']}-{p['losses']}",
+              "score": f"{100 * p['score_rate']:.1f} % [{100 * p['score_lo']:.1f}, {100 * p['score_hi']:.1f}]",
+              "elo diff": _elo(p["elo_diff"], p["elo_lo"], p["elo_hi"])} for p in report.pairs]
+    return {"cross_table": report.cross, "pairings": pairs, "ratings": ratings}
+
+
+def register(app: typer.Typer) -> None:
+    from pipelines import cli
+
+    @app.command()
+    def tournament(
+        strategies: Annotated[str, typer.Option("--strategies", "-s", help="Two or more strategies, comma-separated, each name[:key=value...].")],
+        game: cli.GameOpt = cli.DEFAULT_GAME,
+        variant: cli.VariantOpt = None,
+        sets: cli.SetOpt = [],
+        games: Annotated[int, typer.Option("--games", "-n", help="Games per pairing (each strategy plays each seat in half).")] = 1000,
+        seed: cli.SeedOpt = 0,
+        out: cli.OutOpt = "runs",
+        run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
+        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted tournament.")] = False,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+        workers: cli.WorkersOpt = None,
+        address: cli.AddressOpt = None,
+        shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
+        fmt: cli.FormatOpt = Format.table,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    ) -> None:
+        """Round robin among strategies on the same seeds; cross-table and Bradley-Terry (Elo) ratings with intervals.
+
+        Example: polsim tournament --game polar --variant polar-9 -s random,greedy,mcts:playouts=100 --games 500
+        """
+        try:
+            if shard_size is not None and shard_size <= 0:
+                raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
+            if workers is not None and workers < 0:
+                raise UsageError(f"--workers must be 0 or more (got {workers})")
+            exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
+                                        games, seed, shard_size)
+            kwargs = dict(run_id=run_id, resume=resume, overwrite=overwrite, workers=workers, address=address)
+            if quiet:
+                result = run_experiment(exp, out, **kwargs)
+            else:
+                progress, advance = cli._progress_bar(exp.total_games)
+                with progress:
+                    result = run_experiment(exp, out, on_progress=advance, **kwargs)
+            if result.status != "complete":
+                cli.err_console.print(f"tournament {result.run_id} interrupted; finish it with the same command and --resume")
+                raise typer.Exit(130)
+            report = tournament_report(result.uri)
+        except UsageError as exc:
+            cli.fail(str(exc))
+        for note in report.notes:
+            cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+        if fmt is Format.table:
+            print_tables(display(report), fmt, cli.out_console)
+            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False, soft_wrap=True)
+        else:
+            print_tables({"cross_table": report.cross, "pairings": report.pairs, "ratings": report.table},
+                         fmt, cli.out_console)
