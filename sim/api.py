@@ -23,9 +23,10 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
     lay_flat(world, x, y, up, red=False, owner=-1) -> Episode      # setup foundation
     place_leaner(world, Intent, owner=-1, approach_distance=0.02,
                  approach_height=0.005) -> Episode                  # the hand + release
-    push_flat(world, leaner_id, azimuth=None, height=None) -> Episode   # conversion
+    push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion (see its doc)
     place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
                                                                     # ids[0] at the bottom)
+    sweep(world, start, end, pusher_radius=0.004) -> Episode        # a fingertip's path
     settle(world) -> Episode                                        # wake all, run to rest
     nominal_intent(world, host, azimuth, up=None, tilt=pi/4) -> Intent
         # the base distance at which a leaner balances at `tilt` (static torque
@@ -59,7 +60,7 @@ Refinements of the first draft (all names of the draft still work):
 from __future__ import annotations
 
 from sim.episodes import (lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
-                          push_flat, settle)
+                          push_flat, settle, sweep)
 from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.params import PhysicsParams
 from sim.version import PHYSICS_VERSION
@@ -68,5 +69,5 @@ from sim.world import World
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
     "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower", "push_flat",
-    "settle",
+    "settle", "sweep",
 ]

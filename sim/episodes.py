@@ -74,32 +74,44 @@ def place_leaner(world: World, intent: Intent, owner: int = -1,
 
 
 def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
-              height: float | None = None, pusher_radius: float = 0.004,
-              travel: float | None = None) -> Episode:
-    """Conversion: a kinematic frictionless sphere (a fingertip) sweeps
-    horizontally along ``azimuth`` at ``height`` through the leaner's centre
-    line. Default: sideways, along the leaner's face (perpendicular to the
-    direction it leans), at its centre height, so it tips over sideways about
-    its base and lands flat beside its host with its colour kept. It starts
-    one radius plus the sphere clear of the rim and travels ``travel``
-    (default 2.5 radii)."""
+              pusher_radius: float = 0.004) -> Episode:
+    """Conversion: a kinematic frictionless sphere (a fingertip) presses the
+    leaner's raised face down. It starts just off the face, at the leaner's
+    centre, and moves in a straight line to just above where the leaner
+    would lie flat after pivoting on its base toward ``azimuth`` (default:
+    the side it leans to), so it lies down with its colour kept. (Pushed
+    sideways, a leaner rolls on its rim like a wheel instead.)"""
     def setup(w: World) -> dict:
         p = w.params
         n = normal_of(w.quat[leaner_id])
-        side = np.cross(n, [0.0, 0.0, 1.0])
-        if np.linalg.norm(side) < 1e-9:
-            side = np.array([1.0, 0.0, 0.0])
-        side /= np.linalg.norm(side)
-        az = float(np.arctan2(side[1], side[0])) if azimuth is None else azimuth
-        d = np.array([np.cos(az), np.sin(az), 0.0])
-        centre = w.pos[leaner_id].copy()
-        if height is not None:
-            centre[2] = height
-        start = centre - (p.radius + pusher_radius + 2e-3) * d
-        end = start + (2.5 * p.radius if travel is None else travel) * d
+        if n[2] < 0:
+            n = -n                                  # the face that looks up
+        horiz = np.array([n[0], n[1], 0.0])
+        if np.linalg.norm(horiz) < 1e-9:
+            horiz = np.array([1.0, 0.0, 0.0])
+        horiz /= np.linalg.norm(horiz)
+        rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
+        rise = rise / np.linalg.norm(rise) if np.linalg.norm(rise) > 1e-9 else np.zeros(3)
+        inward = -horiz if azimuth is None else np.array([np.cos(azimuth), np.sin(azimuth), 0.0])
+        centre = w.pos[leaner_id]
+        base = centre - (p.radius - p.chamfer) * rise - 0.5 * p.thickness * n
+        start = centre + (0.5 * p.thickness + pusher_radius + 2e-3) * n
+        end = base + p.radius * inward
+        end[2] = p.thickness + pusher_radius + 1e-3
         t_move = float(np.linalg.norm(end - start)) / p.approach_speed
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([start, end])}
+    return _episode(world, setup)
+
+
+def sweep(world: World, start, end, pusher_radius: float = 0.004) -> Episode:
+    """A kinematic frictionless sphere moves in a straight line from ``start``
+    to ``end`` (points [3], m) at ``approach_speed``, then is withdrawn."""
+    def setup(w: World) -> dict:
+        a, b = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
+        t_move = float(np.linalg.norm(b - a)) / w.params.approach_speed
+        return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
+                "push_p": np.array([a, b])}
     return _episode(world, setup)
 
 

@@ -5,7 +5,8 @@ One call of ``run`` simulates one episode. Each step, in this order:
 1. kinematics: the held disc (``hand`` >= 0) follows its path ``hand_t [k]``,
    ``hand_p [k, 3]`` (piecewise linear, fixed orientation) until
    ``hand_t[-1]``, then is released (or lifted away with whatever hangs on
-   it, see ``release_hand``); the pusher sphere follows ``push_t``/``push_p``;
+   it, see ``release_hand``); if a disc touches it on the way, the hand
+   stops there and lets go ``hold_time`` later (a player feels the snap); the pusher sphere follows ``push_t``/``push_p``;
 2. geometry: rotation matrices and rim sample points of awake bodies
    (sleepers do not move, their points are kept);
 3. forces: gravity, magnetic pairs with an awake member (sim.forces), rim
@@ -56,7 +57,7 @@ _FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _WAKE, _WAKE_EVERY = IDX["wake_force"], IDX["wake_check_every"]
-_FAR, _VMAX = IDX["far_cutoff"], IDX["max_speed"]
+_FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 
 
 @njit(cache=True, fastmath=False)
@@ -350,6 +351,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     sp = np.empty(3)
     sv = np.empty(3)
     held = hand >= 0
+    snapped = False
+    snap_wait = P[_HOLD]
     release = hand_t[hand_t.shape[0] - 1] if held else 0.0
     push_end = push_t[push_t.shape[0] - 1] if push_r > 0 else 0.0
     for i in range(n):
@@ -368,8 +371,16 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         if held and t >= release:
             release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand)
             held = False
-        if held:
+        if held and not snapped:
+            for j in range(n):
+                if cur[hand, j]:          # something jumped on: stop, then lift off
+                    snapped = True
+                    release = t + snap_wait
+                    hv[:] = 0.0
+                    break
+        if held and not snapped:
             path_at(hand_t, hand_p, t, hp, hv)
+        if held:
             pos[hand, :] = hp
             vel[hand, :] = hv
             omega[hand, :] = 0.0

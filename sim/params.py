@@ -90,6 +90,6 @@ PACKED = [
     "k_tangent_ratio", "k_disc", "mu_static_mat", "mu_kinetic_mat", "mu_static_disc",
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
-    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed",
+    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed", "hold_time",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
