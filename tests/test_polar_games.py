@@ -243,3 +243,10 @@ def test_forced_passes_happen_and_the_passer_plays_again_later():
                 replays += 1
                 break
     assert replays > 0
+
+
+def test_empty_batch_gives_empty_tables_with_the_same_columns():
+    games, turns = POLAR.play_batch([])
+    assert games.num_rows == 0 and turns.num_rows == 0
+    assert dict(zip(games.schema.names, games.schema.types)) == GAMES_SCHEMA
+    assert dict(zip(turns.schema.names, turns.schema.types)) == TURNS_SCHEMA
