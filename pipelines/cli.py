@@ -178,9 +178,10 @@ def analyze(
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
     from pipelines.display import readable_tables
+    from pipelines.fastscan import open_for_analysis
 
     try:
-        con, _ = open_runs(runs)
+        con, _ = open_for_analysis(runs)
         tables = analysis.measure(con, by=by, where=where, groups=measures or None)
         if table is not None:
             if table not in tables:

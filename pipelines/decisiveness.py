@@ -28,7 +28,7 @@ from __future__ import annotations
 from pipelines.balance_measures import put, share
 from pipelines.scope import Scope
 
-NEEDS = ("run_id", "game_index", "turn", "score_0", "score_1")
+NEEDS = ("game_index", "turn", "score_0", "score_1")
 
 PER_GAME_SQL = """
 SELECT {g_keys}
@@ -37,11 +37,11 @@ SELECT {g_keys}
        (coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1) / (p.last_turn + 1) AS decided_frac
 FROM {games} g
 JOIN (
-  SELECT run_id, game_index, max(turn) AS last_turn,
+  SELECT {join}, max(turn) AS last_turn,
          max(turn) FILTER (WHERE score_0 <= score_1) AS behind_0,
          max(turn) FILTER (WHERE score_1 <= score_0) AS behind_1
-  FROM turns GROUP BY run_id, game_index
-) p USING (run_id, game_index)
+  FROM turns GROUP BY {join}
+) p USING ({join})
 WHERE g.status = 'ok' AND g.winner IN (0, 1)
 """
 
@@ -64,8 +64,10 @@ def available(scope: Scope) -> bool:
 
 
 def per_game_sql(scope: Scope) -> str:
+    """``SELECT * FROM`` a temporary table of the decided games, computed once per scope."""
     games = scope.filtered_games_sql(["winner", "status"])
-    return PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games)
+    sql = PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join)
+    return f"SELECT * FROM {scope.materialize('decided', sql)}"
 
 
 def decisiveness(scope: Scope) -> list[dict]:

@@ -55,7 +55,7 @@ def bin_width(lo: float, hi: float, integral: bool, bins: int) -> float:
 
 
 def histogram(scope: Scope, expr: str, rows_sql: str, keys: str, bins: int = 40) -> list[dict]:
-    lo, hi, integral = scope.con.execute(RANGE_SQL.format(expr=expr, rows=rows_sql), list(scope.params)).fetchone()
+    lo, hi, integral = scope.execute(RANGE_SQL.format(expr=expr, rows=rows_sql)).fetchone()
     if lo is None:
         return []
     width = bin_width(lo, hi, bool(integral), bins)

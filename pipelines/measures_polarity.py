@@ -35,7 +35,7 @@ SELECT {g_keys} t.phase, k.kind, count(*) AS actions,
        count(*) FILTER (WHERE CASE WHEN k.kind = 'any' THEN coalesce(t.fault_kinds, '') <> ''
                               ELSE list_contains(string_split(replace(coalesce(t.fault_kinds, ''), ' ', ''), ','), k.kind)
                          END) AS faults
-FROM turns t JOIN {games} g USING (run_id, game_index)
+FROM turns t JOIN {games} g USING ({join})
 CROSS JOIN (VALUES {kinds}) k(kind)
 WHERE t.phase IN ('place', 'capture', 'convert') AND coalesce(t.outcome, '') <> 'no_move'
 GROUP BY ALL ORDER BY ALL
@@ -43,21 +43,22 @@ GROUP BY ALL ORDER BY ALL
 
 CONVERT_SQL = """
 SELECT {g_keys} count(*) AS attempts, count(*) FILTER (WHERE t.outcome = 'converted') AS converted
-FROM turns t JOIN {games} g USING (run_id, game_index)
+FROM turns t JOIN {games} g USING ({join})
 WHERE t.phase = 'convert' GROUP BY ALL ORDER BY ALL
 """
 
 
 def _turn_rows(scope: Scope, phase: str) -> str:
-    return (f"turns t JOIN {scope.filtered_games_sql([])} g USING (run_id, game_index) "
+    return (f"turns t JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) "
             f"WHERE t.phase = '{phase}'")
 
 
 def faults(scope: Scope) -> list[dict]:
-    if not scope.has("phase", "fault_kinds", "run_id", "game_index", view="turns"):
+    if not scope.has("phase", "fault_kinds", "game_index", view="turns"):
         return []
     kinds = ", ".join(f"('{k}')" for k in (*FAULT_KINDS, "any"))
-    sql = FAULTS_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]), kinds=kinds)
+    sql = FAULTS_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]), kinds=kinds,
+                             join=scope.join)
     return [put(r, "fault", share(r["faults"], r["actions"])) for r in scope.rows(sql)]
 
 
@@ -78,7 +79,8 @@ def conversions(scope: Scope) -> list[dict]:
     rows = describe(scope, "conversions_0 + conversions_1", f"games WHERE status = 'ok' {scope.where_sql}",
                     scope.keys_sql())
     if scope.has("phase", "outcome", view="turns"):
-        sql = CONVERT_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]))
+        sql = CONVERT_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]),
+                                 join=scope.join)
         success = {tuple(r.get(k) for k in scope.game_keys()): r for r in scope.rows(sql)}
         for row in rows:
             s = success.get(tuple(row.get(k) for k in scope.game_keys()))
@@ -97,7 +99,7 @@ def _seat_stat_sql(scope: Scope, present: list[str]) -> str:
     parts = []
     for seat in (0, 1):
         cols = ", ".join(f"{quote(f'{c}_{seat}')} AS {c}" for c in present)
-        parts.append(f"SELECT {keys} {seat} AS seat, {cols} FROM games WHERE status = 'ok' {{where}}")
+        parts.append(f"SELECT {keys} {seat} AS seat, {cols} FROM games WHERE status = 'ok' {scope.where_sql}")
     return " UNION ALL ".join(parts)
 
 
@@ -111,14 +113,10 @@ def seat_ends(scope: Scope) -> list[dict]:
         extra.append("count(*) FILTER (WHERE stack = 0) AS emptied")
     if {"towers", "tower_discs"} <= set(present):
         extra.append("sum(tower_discs) / nullif(sum(towers), 0) AS discs_per_tower")
-    union = _seat_stat_sql(scope, present)
-    body = union.replace("{where}", "{w0}", 1).replace("{where}", "{w1}", 1)
-    body = body.format(w0=scope.where_sql, w1=scope.where_sql)
+    body = _seat_stat_sql(scope, present)
     sql = (f"SELECT {scope.keys_sql()} seat, {COLOUR_OF_SEAT} AS colour, count(*) AS games, {means}"
            f"{''.join(', ' + e for e in extra)} FROM ({body}) GROUP BY ALL ORDER BY ALL")
-    cur = scope.con.execute(sql, list(scope.params) * 2)
-    names = [d[0] for d in cur.description]
-    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    rows = scope.rows(sql)
     for row in rows:
         if "emptied" in row:
             put(row, "emptied", share(row.pop("emptied"), row["games"]))

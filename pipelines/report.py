@@ -23,7 +23,7 @@ from importlib.resources import files
 from string import Template
 
 from pipelines import plots
-from pipelines.dataset import open_runs
+from pipelines.fastscan import open_for_analysis
 from pipelines.display import readable
 from pipelines.report_data import ReportData, gather
 from pipelines.storage import locate, write_bytes_atomic
@@ -252,7 +252,7 @@ def build_html(data: ReportData, title: str | None = None) -> str:
 
 
 def write_report(uris: list[str], out: str, by=(), where=(), title: str | None = None) -> str:
-    con, manifests = open_runs(uris)
+    con, manifests = open_for_analysis(uris)
     page = build_html(gather(con, manifests, by, where), title)
     target = locate(out)
     write_bytes_atomic(target, page.encode("utf-8"))

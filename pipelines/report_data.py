@@ -53,7 +53,7 @@ def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
     if scope.has("n_passes"):
         specs["passes"] = ("n_passes", ok_games, keys)
     if scope.has("phase", "captured_discs", view="turns"):
-        rows = f"turns t JOIN {scope.filtered_games_sql([])} g USING (run_id, game_index) WHERE t.phase = 'capture'"
+        rows = f"turns t JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) WHERE t.phase = 'capture'"
         specs["captures"] = ("t.captured_discs", rows, keys)
     return specs
 

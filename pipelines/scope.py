@@ -18,7 +18,7 @@ and groups on game columns reach them too (``filtered_games_sql``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 
@@ -61,6 +61,7 @@ class Scope:
     games: frozenset[str]
     seats: frozenset[str]
     turns: frozenset[str]
+    cache: set = field(default_factory=set, compare=False)
 
     @classmethod
     def of(cls, con: duckdb.DuckDBPyConnection, by=(), where=()) -> "Scope":
@@ -90,14 +91,33 @@ class Scope:
     def has(self, *cols: str, view: str = "games") -> bool:
         return set(cols) <= getattr(self, view)
 
+    @property
+    def join(self) -> str:
+        """Columns that tie a turn to its game: ``run_no`` (fast local views) or ``run_id``, and ``game_index``."""
+        run = "run_no" if "run_no" in self.games and "run_no" in self.turns else "run_id"
+        return f"{run}, game_index"
+
     def filtered_games_sql(self, cols: list[str]) -> str:
         """A subquery of the filtered games with the join keys, group keys and ``cols``."""
-        wanted = ["run_id", "game_index", *self.game_keys(), *cols]
+        wanted = [*self.join.split(", "), *self.game_keys(), *cols]
         select = ", ".join(quote(c) for c in dict.fromkeys(wanted))
         return f"(SELECT {select} FROM games WHERE true {self.where_sql})"
 
     # running --------------------------------------------------------------
+    def execute(self, sql: str) -> duckdb.DuckDBPyConnection:
+        """Run ``sql``, which holds the filter ``where_sql`` zero or more times."""
+        uses = sql.count("?") // len(self.params) if self.params else 0
+        return self.con.execute(sql, list(self.params) * uses)
+
     def rows(self, sql: str) -> list[dict]:
-        cur = self.con.execute(sql, list(self.params))
+        cur = self.execute(sql)
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def materialize(self, name: str, sql: str) -> str:
+        """Compute ``sql`` once into a temporary table; later calls reuse it."""
+        table = f"scope_{id(self):x}_{name}"
+        if table not in self.cache:
+            self.execute(f"CREATE TEMP TABLE {table} AS {sql}")
+            self.cache.add(table)
+        return table
