@@ -165,6 +165,27 @@ def _record(turns, row, pos, turn, seat, colour_0, st, n, size, colour, p, p2, n
 
 
 @njit(cache=True)
+def _store_game(games, g, st, n, end, n_turns, passes, colour_0, chooser, a, b):
+    """Write game g's row of the ``games`` arrays from its final position (P7)."""
+    g_winner, g_s0, g_s1, g_end, g_nturns, g_col0, g_a, g_b, g_chooser, g_passes, g_groups, g_scoring, g_black, g_white = games
+    sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]
+    w = winner_colour(st, n)
+    g_winner[g] = -1 if w < 0 else (0 if w == colour_0 else 1)
+    g_s0[g] = sb if colour_0 == BLACK else sw
+    g_s1[g] = sw if colour_0 == BLACK else sb
+    g_end[g] = end
+    g_nturns[g] = n_turns
+    g_col0[g] = colour_0
+    g_a[g] = a
+    g_b[g] = b
+    g_chooser[g] = chooser
+    g_passes[g] = passes
+    g_groups[g], g_scoring[g] = group_tally(st, n)
+    g_black[g] = sb
+    g_white[g] = sw
+
+
+@njit(cache=True)
 def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record, games, turns, row):
     """Play game ``g`` of the batch into ``games[*][g]`` and ``turns`` from ``row``; return the next row."""
     n = size * size
@@ -193,24 +214,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record
             _record(turns, row, g, turn, seat, colour_0, st, n, size, c, p, -1, n_legal)
             row += 1
         turn += 1
-    sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]
-    w = winner_colour(st, n)
-    n_groups, n_scoring = group_tally(st, n)
-    g_winner, g_s0, g_s1, g_end, g_nturns, g_col0, g_a, g_b, g_chooser, g_passes, g_groups, g_scoring, g_black, g_white = games
-    g_winner[g] = -1 if w < 0 else (0 if w == colour_0 else 1)
-    g_s0[g] = sb if colour_0 == BLACK else sw
-    g_s1[g] = sw if colour_0 == BLACK else sb
-    g_end[g] = end
-    g_nturns[g] = turn
-    g_col0[g] = colour_0
-    g_a[g] = a
-    g_b[g] = b
-    g_chooser[g] = chooser
-    g_passes[g] = passes
-    g_groups[g] = n_groups
-    g_scoring[g] = n_scoring
-    g_black[g] = sb
-    g_white[g] = sw
+    _store_game(games, g, st, n, end, turn, passes, colour_0, chooser, a, b)
     return row
 
 
