@@ -132,3 +132,9 @@ def test_strategies_are_deterministic_for_their_stream(name):
     a = make(name).act(view_of(bodies), np.random.default_rng(7))
     b = make(name).act(view_of(bodies), np.random.default_rng(7))
     assert a == b
+
+
+def test_cautious_does_not_lean_out_over_the_circles_edge():
+    bodies = [RED, disc(1, 180, 0, W), disc(3, -150, 0, B)]
+    act = make("cautious:n_azimuths=32").act(view_of(bodies), np.random.default_rng(0))
+    assert math.cos(act.azimuth) < 0.5  # not outward, where the leaner would leave the circle

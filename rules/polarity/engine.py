@@ -141,7 +141,7 @@ class Game:
         if ep.status in ("nan", "energy"):
             raise PhysicsError(f"physics reported {ep.status} after {ep.steps} steps")
         if ep.status != "settled":
-            raise GameOver("step_budget", None, ep.status)
+            raise GameOver("step_budget")
         return before, contacts, ep
 
     def resolve(self, ep, before, contacts, seat, expected, keep=frozenset(), action=-1) -> Resolution:

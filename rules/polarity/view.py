@@ -105,8 +105,9 @@ class View:
         return (host.x + base_distance * ux, host.y + base_distance * uy), (host.x + centre * ux, host.y + centre * uy)
 
     def clearance(self, points, skip: set[int] = frozenset(), red_weight: float = 1.0) -> float:
-        """Smallest gap (metres) from any of ``points`` to a magnet's rim, red gaps divided by ``red_weight``."""
-        best = math.inf
+        """Smallest gap (metres) from any of ``points`` to a magnet's rim (red gaps divided by
+        ``red_weight``) or to the circle's edge less a disc radius (a disc there would leave it)."""
+        best = min(self.geo.circle_radius - self.geo.disc_radius - math.hypot(px, py) for px, py in points)
         for b in self.bodies:
             if b.id in skip or b.state == BodyState.OUT:
                 continue

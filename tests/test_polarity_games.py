@@ -1,0 +1,116 @@
+"""Full Polarity games on the real magnetic core: legal ends, books that balance,
+determinism, and the records' columns."""
+
+import pyarrow as pa
+import pytest
+
+from rules.base import GameSpec, StrategySpec
+from rules.polarity import GAME, records
+from rules.polarity.model import PolarityRules
+from rules.polarity.physics import physics_params, physics_version
+from rules.polarity.records import play_batch
+from rules.seeds import game_seed
+
+LEGAL_ENDS = {"stack_empty", "red_touched", "red_moved", "no_colour_on_mat", "step_budget", "turn_limit"}
+SHORT = PolarityRules(stack_size=9, foundations=3)  # short games keep the default run fast
+
+
+def specs(n, a="cautious", b="aggressive", rules=SHORT, run_seed=11):
+    pair = (StrategySpec.parse(a), StrategySpec.parse(b))
+    return [GameSpec(i, game_seed(run_seed, i), "short", rules, pair if i % 2 == 0 else pair[::-1]) for i in range(n)]
+
+
+def check_books(game: dict, turns: list[dict], rules: PolarityRules):
+    """Every game ends legally and its scores add up from its turns."""
+    assert game["status"] == "ok", game["error"]
+    assert game["end_reason"] in LEGAL_ENDS
+    for s in (0, 1):
+        assert game[f"score_{s}"] == game[f"tower_discs_{s}"] - game[f"stack_{s}"]
+        assert turns[-1][f"score_{s}"] == game[f"score_{s}"]
+    if game["loser"] is not None:
+        assert game["winner"] == 1 - game["loser"]
+    elif game["end_reason"] != "step_budget":
+        s0, s1 = game["score_0"], game["score_1"]
+        assert game["winner"] == (-1 if s0 == s1 else int(s1 > s0))
+    stacks = [rules.stack_size, rules.stack_size]
+    for t in turns:
+        p = t["player"]
+        played = t["phase"] in ("setup", "place") and t["outcome"] in ("placed", "fault")
+        stacks[p] += t["returned_to_stack"] - int(played)
+        assert [t["stack_0"], t["stack_1"]] == stacks, t
+        for s in (0, 1):
+            assert t[f"score_{s}"] == t[f"tower_discs_{s}"] - t[f"stack_{s}"]
+    assert [t["phase"] for t in turns[: 2 * rules.foundations]] == ["setup"] * 2 * rules.foundations
+    assert turns[2 * rules.foundations]["player"] == 0  # R2: White moves first
+
+
+def rows(table: pa.Table) -> list[dict]:
+    return table.to_pylist()
+
+
+def test_seeded_games_end_legally_and_scores_add_up_from_turns():
+    batch = specs(4)
+    games, turns = play_batch(batch)
+    assert games.num_rows == 4 and games.column("game_index").to_pylist() == [0, 1, 2, 3]
+    all_turns = rows(turns)
+    for g in rows(games):
+        check_books(g, [t for t in all_turns if t["game_index"] == g["game_index"]], SHORT)
+        assert g["physics_version"] == physics_version() != ""
+
+
+@pytest.mark.slow
+def test_many_standard_games_end_legally_and_scores_add_up():
+    rules = PolarityRules()
+    names = sorted(n for n in GAME.strategies if n != "lookahead")
+    for k, a in enumerate(names):
+        games, turns = play_batch(specs(4, a, names[(k + 1) % len(names)], rules, run_seed=k))
+        all_turns = rows(turns)
+        for g in rows(games):
+            check_books(g, [t for t in all_turns if t["game_index"] == g["game_index"]], rules)
+
+
+def test_same_seed_same_game_whatever_the_batch():
+    batch = specs(3)
+    alone_g, alone_t = play_batch(batch[2:])
+    both_g, both_t = play_batch(batch)
+    assert rows(both_g)[2] == rows(alone_g)[0]
+    assert [t for t in rows(both_t) if t["game_index"] == 2] == rows(alone_t)
+
+
+def test_tables_carry_the_interface_columns_with_their_types():
+    games, turns = play_batch(specs(1))
+    want = {"game_index": pa.int64(), "winner": pa.int8(), "score_0": pa.float64(), "score_1": pa.float64(),
+            "end_reason": pa.string(), "n_turns": pa.int32(), "status": pa.string(), "error": pa.string()}
+    for name, typ in want.items():
+        assert games.schema.field(name).type == typ
+    for name, typ in {"game_index": pa.int64(), "turn": pa.int32(), "player": pa.int8(),
+                      "score_0": pa.float64(), "score_1": pa.float64()}.items():
+        assert turns.schema.field(name).type == typ
+
+
+def test_every_column_is_documented_in_the_records_docstring():
+    doc = records.__doc__
+    for schema in (records.GAMES, records.TURNS):
+        for name in schema.names:
+            stem = name[:-2] if name[-2:] in ("_0", "_1") else name
+            assert name in doc or f"{stem}_s" in doc, name
+
+
+def test_strong_magnets_variant_scales_the_remanence():
+    base, strong = physics_params(PolarityRules()), physics_params(GAME.variant("strong-magnets"))
+    assert strong.br == pytest.approx(base.br * 1.3) and strong.br_red == pytest.approx(base.br_red * 1.3)
+    assert physics_params(PolarityRules(settle_budget_s=2.5)).settle_budget_s == 2.5
+
+
+@pytest.mark.slow
+def test_lookahead_beats_random_clearly_over_hundreds_of_games():
+    """Covered in the default run by the recorded benchmark (bench_polarity.py --compare)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_polarity.py"
+    spec = importlib.util.spec_from_file_location("bench_polarity", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    result = bench.compare("lookahead", "random", 200, 7)
+    assert result["ci95"][0] > 0.5, result
