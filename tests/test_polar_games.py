@@ -7,9 +7,7 @@ numba core), replaying each game from its ``turns`` rows.
 
 from collections import deque
 
-import numpy as np
 import pyarrow as pa
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

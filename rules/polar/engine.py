@@ -30,7 +30,6 @@ from numba import njit
 
 from rules.polar.core import (
     BLACK,
-    M_PASSES,
     M_SCORE_B,
     M_SCORE_W,
     M_TO_MOVE,
