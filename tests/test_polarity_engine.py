@@ -335,3 +335,21 @@ def test_r4_a_leaner_off_an_opponents_disc_is_an_illegal_move():
     check_legal(game.view(1), Place(black.id, 0.0, 0.024, 0.78))
     with pytest.raises(ValueError, match="not a leaner"):
         check_legal(game.view(0), Convert(black.id, 0.0))
+
+
+def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_draw():
+    game = make_game([])
+    victim = own_hosts(game, 1)[0]
+
+    def grab(world, intent):
+        i = new_id(world)
+        final = [b for b in world.bodies() if b.id != victim.id]
+        return world.finish(final + [moved(victim, state="in_hand"), disc(i, 0, 0, intent.up, "in_hand")],
+                            action=i, in_hand=[victim.id])
+
+    game.sim.script = [grab]
+    stacks = list(game.table.stacks)
+    game.play_turn(0)
+    row = game.rows[-1]
+    assert (row["outcome"], row["fault_kinds"], row["returned_to_stack"]) == ("fault", "c", 2)
+    assert game.table.stacks == [stacks[0] + 1, stacks[1]]  # drew 1, got back the action disc and one more

@@ -350,10 +350,9 @@ class Game:
             if res.action == "flat" and not res.fault:
                 self.remove([ep.action])
                 continue
-            emptied = False
-            if res.action != "in_hand":
-                self.table.stacks[seat] -= 1
-                emptied = self.table.stacks[seat] == 0
+            # the drawn disc leaves the stack; if it stayed in hand, R8 returns it with the rest
+            self.table.stacks[seat] -= 1
+            emptied = self.table.stacks[seat] == 0 and res.action != "in_hand"
             self.apply(seat, ep, res)
             placed = res.action == "placed" and not res.fault
             self.counts["placements"][seat] += int(placed)
