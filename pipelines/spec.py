@@ -91,16 +91,17 @@ def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:
 def game_specs(exp: Experiment, first: int, count: int) -> list[tuple[int, GameSpec]]:
     """The (cell number, GameSpec) of global games ``first`` .. ``first + count - 1``."""
     game = get_game(exp.game)
-    rules_by_cell: dict[int, RulesBase] = {}
+    cells: dict[int, tuple[RulesBase, StrategySpec, StrategySpec]] = {}
     out = []
     for g in range(first, first + count):
         c, j = divmod(g, exp.games)
-        cell = exp.cells[c]
-        if c not in rules_by_cell:
-            rules_by_cell[c] = resolve_cell_rules(game, exp, cell)
-        a, b = (StrategySpec.parse(s) for s in cell.matchup)
+        if c not in cells:
+            cell = exp.cells[c]
+            a, b = (StrategySpec.parse(s) for s in cell.matchup)
+            cells[c] = (resolve_cell_rules(game, exp, cell), a, b)
+        rules, a, b = cells[c]
         seats = (a, b) if j % 2 == 0 else (b, a)
-        out.append((c, GameSpec(g, game_seed(exp.seed, j), exp.variant, rules_by_cell[c], seats)))
+        out.append((c, GameSpec(g, game_seed(exp.seed, j), exp.variant, rules, seats)))
     return out
 
 

@@ -7,6 +7,13 @@ red flip, ...) draws from its own stream, derived from ``(game_seed,
 purpose)``: a change that makes one stream draw more numbers leaves every
 other stream untouched, which is what lets two runs be compared game by game.
 
+Derivation: the SplitMix64 finaliser (Steele, Lea & Flood, "Fast splittable
+pseudorandom number generators", OOPSLA 2014), a bijective 64-bit mixer,
+applied twice: ``seed = mix(mix(run_seed) ^ mix(i + 1))``; a purpose's seed is
+``mix(game_seed ^ mix(crc32(purpose)))``. It costs well under a microsecond
+(numpy's SeedSequence costs ~17 µs, which capped the fastest games), and the
+vectorised ``game_seeds`` gives a whole batch at once with the same values.
+
 Seeds are non-negative 63-bit integers so they fit a signed Parquet int64.
 """
 
@@ -16,18 +23,43 @@ import zlib
 
 import numpy as np
 
+_MASK64 = (1 << 64) - 1
 _MASK63 = (1 << 63) - 1
 
 
-def _to_int63(words: np.ndarray) -> int:
-    return ((int(words[0]) << 32) | int(words[1])) & _MASK63
+def mix64(x: int) -> int:
+    """The SplitMix64 finaliser: a bijection of 64-bit integers."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+def _mix64_array(x: np.ndarray) -> np.ndarray:
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _check(run_seed: int, index: int) -> None:
+    if run_seed < 0 or index < 0:
+        raise ValueError("run seed and game index must be non-negative")
 
 
 def game_seed(run_seed: int, index: int) -> int:
     """The seed of game ``index`` of a run seeded ``run_seed``."""
-    if run_seed < 0 or index < 0:
-        raise ValueError("run seed and game index must be non-negative")
-    return _to_int63(np.random.SeedSequence([run_seed, index]).generate_state(2, np.uint32))
+    _check(run_seed, index)
+    return mix64(mix64(run_seed & _MASK64) ^ mix64(index + 1)) & _MASK63
+
+
+def game_seeds(run_seed: int, indices: np.ndarray) -> np.ndarray:
+    """``game_seed`` for many indices at once (int64 array, same values)."""
+    indices = np.asarray(indices, dtype=np.int64)
+    _check(run_seed, int(indices.min()) if indices.size else 0)
+    with np.errstate(over="ignore"):
+        mixed = _mix64_array(np.uint64(mix64(run_seed & _MASK64)) ^ _mix64_array(indices.astype(np.uint64) + np.uint64(1)))
+    return (mixed & np.uint64(_MASK63)).astype(np.int64)
 
 
 def purpose_key(purpose: str) -> int:
@@ -37,9 +69,9 @@ def purpose_key(purpose: str) -> int:
 
 def stream_seed(seed: int, purpose: str) -> int:
     """A 63-bit seed for one purpose's stream within a game."""
-    return _to_int63(np.random.SeedSequence([seed, purpose_key(purpose)]).generate_state(2, np.uint32))
+    return mix64((seed & _MASK64) ^ mix64(purpose_key(purpose))) & _MASK63
 
 
 def stream(seed: int, purpose: str) -> np.random.Generator:
     """The numpy generator for one purpose's stream within a game."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, purpose_key(purpose)])))
+    return np.random.Generator(np.random.PCG64(stream_seed(seed, purpose)))

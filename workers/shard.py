@@ -86,13 +86,17 @@ def play(game_def: GameDef, specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
 
 def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: list[GameSpec], physics: str):
     n = len(specs)
+    by_cell = {}
+    for c, spec in zip(cells, specs):
+        if c not in by_cell:
+            by_cell[c] = (spec.rules.variant_hash(), exp.cells[c].label(), spec.rules.model_dump(mode="json"))
     cols = {
         "run_id": pa.array([run_id] * n, pa.string()),
         "game": pa.array([exp.game] * n, pa.string()),
         "variant": pa.array([exp.variant] * n, pa.string()),
-        "variant_hash": pa.array([s.rules.variant_hash() for s in specs], pa.string()),
+        "variant_hash": pa.array([by_cell[c][0] for c in cells], pa.string()),
         "cell": pa.array(cells, pa.int32()),
-        "cell_label": pa.array([exp.cells[c].label() for c in cells], pa.string()),
+        "cell_label": pa.array([by_cell[c][1] for c in cells], pa.string()),
         "seed_index": pa.array([s.index % exp.games for s in specs], pa.int64()),
         "game_seed": pa.array([s.seed for s in specs], pa.int64()),
         "strategy_0": pa.array([str(s.seats[0]) for s in specs], pa.string()),
@@ -100,9 +104,8 @@ def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: lis
         "package_version": pa.array([package_version()] * n, pa.string()),
         "physics_version": pa.array([physics] * n, pa.string()),
     }
-    dumps = {c: spec.rules.model_dump(mode="json") for c, spec in zip(cells, specs)}
-    for knob in dumps[cells[0]]:
-        cols[f"rule_{knob}"] = pa.array([dumps[c][knob] for c in cells])
+    for knob in by_cell[cells[0]][2]:
+        cols[f"rule_{knob}"] = pa.array([by_cell[c][2][knob] for c in cells])
     return cols
 
 
