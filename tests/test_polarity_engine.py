@@ -353,3 +353,16 @@ def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_dra
     row = game.rows[-1]
     assert (row["outcome"], row["fault_kinds"], row["returned_to_stack"]) == ("fault", "c", 2)
     assert game.table.stacks == [stacks[0] + 1, stacks[1]]  # drew 1, got back the action disc and one more
+
+
+def test_r3_r19_a_setup_placement_that_does_not_settle_is_taken_back_not_a_game_end():
+    tries = []
+
+    def lay(world, x, y, up):
+        before = world.bodies()
+        i = world.add_flat(x, y, up)
+        tries.append(i)
+        return world.finish(before + [world.b[i]], status="step_budget" if len(tries) == 2 else "settled")
+
+    game = make_game(lay=lay)
+    assert [r["attempts"] for r in game.rows] == [1, 2, 1, 1]

@@ -252,10 +252,14 @@ class Game:
         raise PhysicsError("no setup spot without a reaction")
 
     def try_lay(self, seat: int, x: float, y: float) -> bool:
-        """Lay a foundation on a copy; keep it only if no disc reacted (R3)."""
+        """Lay a foundation on a copy; keep it only if no disc reacted and all came to rest (R3)."""
         live = self.world
         self.world = live.copy()
-        before, contacts, ep = self.episode(self.sim.lay_flat, x, y, colour(seat))
+        try:
+            before, contacts, ep = self.episode(self.sim.lay_flat, x, y, colour(seat))
+        except GameOver:  # not at rest within the budget: it reacted, take it back
+            self.world = live
+            return False
         new = {b.id for b in ep.final} - before.keys()
         res = self.resolve(ep, before, contacts, seat, new)
         calm = not res.fault and not (set(ep.flipped) & new) and not res.returned
