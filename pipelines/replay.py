@@ -1,0 +1,176 @@
+"""Replay one stored game from its run's spec and seed, and check it reproduces.
+
+``replay(run_uri, game_index) -> Replay``:
+
+1. read the run's manifest and rebuild game ``game_index``'s ``GameSpec``
+   from the experiment alone (``spec.game_specs``: seed, rules, seats);
+2. play that one game with the game's ``play_batch([spec])`` (through
+   ``workers.shard.play``, as a worker does) and add the identity columns a
+   worker adds;
+3. read the stored ``games`` row and ``turns`` rows of the game (duckdb over
+   the run, ``dataset.open_runs``);
+4. compare every column of the stored row but ``run_id`` with the replayed
+   row, and every stored turns row column by column (exact equality: the
+   games are deterministic, so any difference is a reproducibility failure).
+
+``frames(rep)`` asks the game for the position after each turn: the game's
+``trace(spec) -> list[dict]`` (``GameDef.trace`` once the lead wires it,
+until then ``rules.<game>.trace.trace``); the frame formats are described in
+``rules/polar/trace.py`` and ``rules/polarity/trace.py``.
+
+Bad input (no such run, game index out of range, game not stored yet) is a
+``UsageError``; a game that replays differently is *not* an exception: its
+``Replay.differences`` list says which columns differ.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pipelines import manifest as mf
+from pipelines.dataset import open_runs
+from pipelines.spec import game_specs
+from pipelines.storage import locate
+from rules.base import GameDef, GameSpec, UsageError, get_game
+from workers.shard import _identity_columns, _with_identity, play
+
+NOT_COMPARED = {"run_id"}
+MAX_LISTED = 12
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One value that replayed differently: ``column`` is a games column or
+    ``turns[seq].column`` (``turns.rows`` for a different number of rows)."""
+
+    column: str
+    stored: Any
+    replayed: Any
+
+    def __str__(self) -> str:
+        return f"{self.column}: stored {self.stored!r}, replayed {self.replayed!r}"
+
+
+@dataclass
+class Replay:
+    run_uri: str
+    run_id: str
+    game: str
+    game_index: int
+    spec: GameSpec
+    cell_label: str
+    stored: dict
+    replayed: dict
+    stored_turns: list[dict]
+    replayed_turns: list[dict]
+    differences: list[Difference] = field(default_factory=list)
+
+    @property
+    def reproduced(self) -> bool:
+        return not self.differences
+
+    @property
+    def command(self) -> str:
+        return replay_command(self.run_uri, self.game_index)
+
+    def summary(self) -> str:
+        s = self.stored
+        return (f"game {self.game_index} of {self.run_id} ({self.game}, {self.cell_label}, seed {self.spec.seed}): "
+                f"winner {s.get('winner')}, scores {s.get('score_0')}-{s.get('score_1')}, "
+                f"end {s.get('end_reason')}, {s.get('n_turns')} turns")
+
+    def failure_message(self) -> str:
+        """The loud message for a game that did not reproduce."""
+        listed = "; ".join(str(d) for d in self.differences[:MAX_LISTED])
+        more = len(self.differences) - MAX_LISTED
+        versions = [c for c in ("package_version", "physics_version") if any(d.column == c for d in self.differences)]
+        note = f" (the run was made by another {' and '.join(versions)})" if versions else ""
+        return (f"REPRODUCIBILITY FAILURE: game {self.game_index} of {self.run_id} replayed differently from its "
+                f"stored row in {len(self.differences)} values{note}: {listed}" + (f"; and {more} more" if more > 0 else ""))
+
+
+def replay_command(run_uri: str, game_index: int) -> str:
+    return f"polsim replay {run_uri} --game {game_index}"
+
+
+def same(a: Any, b: Any) -> bool:
+    """Exact equality, with NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def row_differences(stored: dict, replayed: dict, prefix: str = "") -> list[Difference]:
+    return [Difference(prefix + k, v, replayed.get(k, "<absent>"))
+            for k, v in stored.items() if k not in NOT_COMPARED and not same(v, replayed.get(k, "<absent>"))]
+
+
+def turns_differences(stored: list[dict], replayed: list[dict]) -> list[Difference]:
+    out = []
+    if len(stored) != len(replayed):
+        out.append(Difference("turns.rows", len(stored), len(replayed)))
+    for i, (s, r) in enumerate(zip(stored, replayed)):
+        out += row_differences(s, r, prefix=f"turns[{i}].")
+    return out
+
+
+def _turn_key(row: dict) -> tuple:
+    return (row.get("turn", 0), row.get("seq", 0))
+
+
+def _dicts(cursor) -> list[dict]:
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _stored_rows(uri: str, game_index: int) -> tuple[dict, list[dict]]:
+    con, _ = open_runs([uri])
+    games = _dicts(con.execute("SELECT * FROM games WHERE game_index = ?", [game_index]))
+    if not games:
+        raise UsageError(f"game {game_index} of {uri} is not stored yet (its shard is missing); "
+                         f"finish the run with simulate --resume")
+    turns = []
+    if "turns" in {r[0] for r in con.execute("SELECT view_name FROM duckdb_views()").fetchall()}:
+        turns = _dicts(con.execute("SELECT * FROM turns WHERE game_index = ?", [game_index]))
+    return games[0], sorted(turns, key=_turn_key)
+
+
+def replay(run_uri: str, game_index: int) -> Replay:
+    """Re-play game ``game_index`` of the run at ``run_uri`` and compare it with its stored rows."""
+    run = locate(run_uri)
+    manifest = mf.load(run)
+    exp = mf.experiment_of(manifest)
+    if not 0 <= game_index < exp.total_games:
+        raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
+                         f"0..{exp.total_games - 1}")
+    game_def = get_game(exp.game)
+    ((cell, spec),) = game_specs(exp, game_index, 1)
+    games, turns = play(game_def, [spec])
+    games = _with_identity(games, _identity_columns(exp, manifest["run_id"], [cell], [spec], game_def.physics_version()))
+    replayed = games.to_pylist()[0]
+    replayed_turns = sorted((t for t in turns.to_pylist() if t.get("game_index") == game_index), key=_turn_key)
+    stored, stored_turns = _stored_rows(run_uri, game_index)
+    rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
+                 stored, replayed, stored_turns, replayed_turns)
+    rep.differences = row_differences(stored, replayed) + turns_differences(stored_turns, replayed_turns)
+    return rep
+
+
+def trace_function(game_def: GameDef) -> Callable[[GameSpec], list[dict]]:
+    """The game's ``trace(spec)``: ``GameDef.trace`` when wired, else ``rules.<game>.trace``."""
+    wired = getattr(game_def, "trace", None)
+    if wired is not None:
+        return wired
+    package = game_def.play_batch.__module__.rsplit(".", 1)[0]
+    try:
+        return importlib.import_module(f"{package}.trace").trace
+    except (ImportError, AttributeError):
+        raise UsageError(f"{game_def.name} has no trace(spec): it cannot be shown turn by turn") from None
+
+
+def frames(rep: Replay) -> list[dict]:
+    """The position after every turns row of the replayed game."""
+    return trace_function(get_game(rep.game))(rep.spec)
