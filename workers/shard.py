@@ -110,10 +110,14 @@ def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: lis
 
 
 def _with_identity(games: pa.Table, identity: dict) -> pa.Table:
-    by_index = games.sort_by("game_index")
-    out = by_index
-    for i, (name, column) in enumerate(identity.items()):
-        out = out.add_column(i, name, column)
+    """Identity columns first; a column the game already wrote keeps the game's values."""
+    out = games.sort_by("game_index")
+    position = 0
+    for name, column in identity.items():
+        if name in out.column_names:
+            continue
+        out = out.add_column(position, name, column)
+        position += 1
     return out
 
 
