@@ -144,6 +144,13 @@ def simulate(
     _report_run(result, quiet)
 
 
+def _headline(rows: list[dict], key: str) -> list[dict]:
+    """The few columns a run's summary shows; `polsim analyze` has the rest."""
+    return [{key: r[key], "games": r["games"], "W-D-L": f"{r['wins']}-{r['draws']}-{r['losses']}",
+             "win_rate": r["win_rate"], "win_lo": r["win_lo"], "win_hi": r["win_hi"],
+             "mean_margin": r["mean_margin"]} for r in rows]
+
+
 def _report_run(result, quiet: bool) -> None:
     if result.status != "complete":
         err_console.print(
@@ -155,8 +162,11 @@ def _report_run(result, quiet: bool) -> None:
         err_console.print(f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         con, _ = open_runs([result.uri])
         tables = analysis.summarize(con)
-        print_tables({"strategies": tables["strategies"], "seats": tables["seats"],
-                      "end_reasons": tables["end_reasons"], "failures": tables["failures"]}, Format.table, out_console)
+        con.close()
+        print_tables({"strategies": _headline(tables["strategies"], "strategy"),
+                      "seats (0 moves first)": _headline(tables["seats"], "seat"),
+                      "end reasons": tables["end_reasons"], "failures": tables["failures"]},
+                     Format.table, out_console)
     if result.games_failed:
         err_console.print(f"[bold yellow]{result.games_failed} games failed[/] (status 'error'); see `polsim analyze` failures")
         raise typer.Exit(3)
