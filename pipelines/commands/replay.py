@@ -1,0 +1,51 @@
+"""``polsim replay RUN --game N``: re-play one stored game, check it, show it.
+
+Exit codes: 0 the game reproduced; 1 a reproducibility failure (the replayed
+game differs from its stored row or turns: every differing column is listed);
+2 bad input (no such run, game index or turn out of range), one line. The
+page and the image are written in both of the first two cases.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from rules.base import UsageError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def replay(
+        run: Annotated[str, typer.Argument(help="Run folder or URI.")],
+        game: Annotated[int, typer.Option("--game", "-n", help="Global game index in the run (games.game_index).")],
+        out: Annotated[Optional[str], typer.Option("--out", "-o", help="Write the game as one self-contained HTML page.")] = None,
+        png: Annotated[Optional[str], typer.Option("--png", help="Write a still image of one turn (see --turn).")] = None,
+        turn: Annotated[Optional[int], typer.Option("--turn", help="Turn drawn by --png (default: the last).")] = None,
+    ) -> None:
+        """Re-simulate one game from its run's spec and seed, check it equals the stored row, and show it.
+
+        Example: polsim replay runs/polar-polar-9-1a2b3c4d5e --game 17 --out game17.html --png game17.png --turn 30
+        """
+        from pipelines.cli import err_console, fail, out_console
+        from pipelines.replay import frames, replay as replay_game
+        from pipelines.replay_page import frame_index, page_data, write_html, write_png
+
+        try:
+            rep = replay_game(run, game)
+            data = None
+            if out or png:
+                data = page_data(rep, frames(rep))
+            if png:
+                index = frame_index(data["frames"], turn)
+            if out:
+                out_console.print(f"wrote {write_html(data, out)}", highlight=False, markup=False)
+            if png:
+                out_console.print(f"wrote {write_png(data, index, png)} (turn {data['frames'][index]['turn']})", highlight=False, markup=False)
+        except UsageError as exc:
+            fail(str(exc))
+        if not rep.reproduced:
+            err_console.print(rep.failure_message(), style="bold red", highlight=False, markup=False, soft_wrap=True)
+            raise typer.Exit(1)
+        out_console.print(f"reproduced: {rep.summary()}", highlight=False, markup=False, soft_wrap=True)

@@ -1,0 +1,194 @@
+"""Show a replayed game: one self-contained HTML page, or a PNG of one turn.
+
+``page_data(rep, frames)`` gathers what both views draw: the game, run,
+seats, the reproducibility check and the frames (one per turns row, formats
+in ``rules/<game>/trace.py``).
+
+``build_html(data)`` fills ``replay_templates/replay.html``: the data is
+embedded as JSON and drawn as inline SVG by the page's own small script (a
+turn slider, play/pause, a side panel); nothing is loaded from the network
+(the Content-Security-Policy forbids it). ``#turn=K`` in the URL opens turn
+K. The page records its own script errors in ``#page-errors`` and sets
+``body[data-checked]``; the board sets ``data-drawn`` to the number of discs
+or stones it drew, for tests.
+
+``write_png(data, index, path)`` draws frame ``index`` with matplotlib (no
+browser): the same board, a title with the turn and the scores.
+``frame_index(frames, turn)`` is the last frame of a turn.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from importlib.resources import files
+
+from pipelines.replay import Replay
+from pipelines.storage import locate, write_bytes_atomic
+from rules.base import UsageError
+
+TEMPLATE = "replay_templates/replay.html"
+
+
+def page_data(rep: Replay, frames: list[dict]) -> dict:
+    return {
+        "game": rep.game, "run_id": rep.run_id, "run_uri": rep.run_uri, "game_index": rep.game_index,
+        "seed": str(rep.spec.seed), "variant": rep.spec.variant, "cell": rep.cell_label,
+        "seats": [str(s) for s in rep.spec.seats], "command": rep.command,
+        "stored": {k: rep.stored.get(k) for k in ("winner", "score_0", "score_1", "end_reason", "n_turns", "status", "error")},
+        "reproduced": rep.reproduced, "differences": [str(d) for d in rep.differences], "frames": frames,
+    }
+
+
+def frame_index(frames: list[dict], turn: int | None) -> int:
+    """The last frame of ``turn`` (the last frame of the game when None)."""
+    if not frames:
+        raise UsageError("the game recorded no turns: nothing to draw")
+    if turn is None:
+        return len(frames) - 1
+    found = [i for i, f in enumerate(frames) if f["turn"] == turn]
+    if not found:
+        raise UsageError(f"--turn {turn} is out of range: the game has turns {frames[0]['turn']}..{frames[-1]['turn']}")
+    return found[-1]
+
+
+def _header(data: dict) -> str:
+    s = data["stored"]
+    meta = (f'<p class="meta">run <code>{html.escape(data["run_id"])}</code> · game {data["game_index"]} · '
+            f'seed {data["seed"]} · variant {html.escape(data["variant"])} · {html.escape(data["cell"])}</p>'
+            f'<p class="meta">seat 0: {html.escape(data["seats"][0])} · seat 1: {html.escape(data["seats"][1])} · '
+            f'stored result: winner {s["winner"]}, scores {s["score_0"]} – {s["score_1"]}, '
+            f'end {html.escape(str(s["end_reason"]))}, {s["n_turns"]} turns · '
+            f'<code>{html.escape(data["command"])}</code></p>')
+    if data["reproduced"]:
+        check = '<div id="check" class="ok">Reproduced: the replay equals the stored row and turns.</div>'
+    else:
+        items = "".join(f"<li>{html.escape(d)}</li>" for d in data["differences"][:30])
+        check = (f'<div id="check" class="fail">REPRODUCIBILITY FAILURE: the replay differs from the stored game '
+                 f'in {len(data["differences"])} values (the board shows the replay)<ul>{items}</ul></div>')
+    return meta + check
+
+
+def _json_for_script(data: dict) -> str:
+    """JSON that cannot close its ``<script>`` element."""
+    return json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+
+
+def build_html(data: dict) -> str:
+    template = files("pipelines").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    title = f"{data['game'].capitalize()} game {data['game_index']} of {data['run_id']}"
+    return (template.replace("__TITLE__", html.escape(title)).replace("__GAME__", html.escape(data["game"]))
+            .replace("__HEADER__", _header(data)).replace("__DATA__", _json_for_script(data)))
+
+
+def write_html(data: dict, out: str) -> str:
+    loc = locate(out)
+    write_bytes_atomic(loc, build_html(data).encode("utf-8"))
+    return loc.uri
+
+
+# -- still image ---------------------------------------------------------------
+def _draw_polar(ax, f: dict) -> None:
+    from matplotlib.patches import Circle
+
+    n = f["size"]
+    ax.set_facecolor("#e9c98b")
+    for i in range(n):
+        ax.plot([i, i], [0, n - 1], color="#6d5230", lw=0.8, zorder=1)
+        ax.plot([0, n - 1], [i, i], color="#6d5230", lw=0.8, zorder=1)
+    for g in f["groups"]:
+        colour = "#1565c0" if g["points"][0] else ("#ef6c00" if g["points"][1] else "#7b6a58")
+        cells = {tuple(c) for c in g["cells"]}
+        for x, y in cells:
+            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                if (x + dx, y + dy) in cells:
+                    continue
+                ex, ey = x + dx * 0.45, y + dy * 0.45
+                ax.plot([ex - dy * 0.45, ex + dy * 0.45], [ey - dx * 0.45, ey + dx * 0.45], color=colour, lw=2, zorder=2)
+        x0, y0 = g["cells"][0]
+        label = f"{g['black']}/{g['white']}" + (f" = {sum(g['points'])}" if sum(g["points"]) else "")
+        ax.text(x0 - 0.45, y0 - 0.3, label, fontsize=6, color=colour, zorder=4)
+    for x, y, c in f["stones"]:
+        ax.add_patch(Circle((x, y), 0.4, facecolor="#111" if c == 0 else "#fff", edgecolor="#333", lw=0.6, zorder=3))
+    for m in (f["move"], f["move2"]):
+        if m:
+            ax.add_patch(Circle(tuple(m), 0.12, color="#e53935", zorder=5))
+    ax.set_xlim(-0.8, n - 0.2)
+    ax.set_ylim(n - 0.2, -0.8)
+
+
+def _draw_polarity(ax, f: dict) -> None:
+    from matplotlib.patches import Circle, Ellipse, Rectangle
+
+    a, big = f["disc_radius"], f["circle_radius"]
+    ax.add_patch(Circle((0, 0), big, facecolor="#2e7d5b", edgecolor="#1b4d37", zorder=0))
+    by_id = {b["id"]: b for b in f["bodies"]}
+    reacted = set(f["reacted"])
+    level: dict[int, int] = {}
+    for b in f["bodies"]:
+        if b["state"] in ("out", "in_hand"):
+            continue
+        edge = ("#ff9800", 2.2) if b["id"] in reacted else (("#42a5f5", 1.6) if b["id"] == f["action"] else ("#777", 0.6))
+        if b["red"]:
+            ax.add_patch(Circle((b["x"], b["y"]), a, facecolor="#c62828", edgecolor=edge[0], lw=edge[1], zorder=2))
+            if b["up"] > 0:
+                ax.add_patch(Rectangle((b["x"] - 0.6 * a, b["y"] - 0.15 * a), 1.2 * a, 0.3 * a, color="#fff", zorder=3))
+            else:
+                ax.add_patch(Circle((b["x"], b["y"]), 0.22 * a, color="#fff", zorder=3))
+            continue
+        fill = "#111" if b["up"] > 0 else "#fafafa"
+        if b["state"] in ("leaning", "resting"):
+            host = by_id.get(b["leaning_on"])
+            angle = math.degrees(math.atan2(host["y"] - b["y"], host["x"] - b["x"])) if host else 0.0
+            width = max(a * math.cos(math.radians(b["tilt"])), 1.5)
+            ax.add_patch(Ellipse((b["x"], b["y"]), 2 * width, 2 * a, angle=angle, facecolor=fill,
+                                 edgecolor=edge[0], lw=edge[1], zorder=4))
+        else:
+            k = level.get(b["tower"], 0) if b["tower"] >= 0 else 0
+            if b["tower"] >= 0:
+                level[b["tower"]] = k + 1
+            ax.add_patch(Circle((b["x"] + 1.2 * k, b["y"] + 1.2 * k), a, facecolor=fill, edgecolor=edge[0],
+                                lw=edge[1], zorder=2 + 0.01 * k))
+    for t in f["towers"]:
+        bottom, top = by_id.get(t["ids"][0]), by_id.get(t["ids"][-1])
+        if bottom and top:
+            k = len(t["ids"]) - 1
+            ax.text(bottom["x"] + 1.2 * k, bottom["y"] + 1.2 * k, str(len(t["ids"])), ha="center", va="center",
+                    fontsize=9, fontweight="bold", color="#fff" if top["up"] > 0 else "#111", zorder=6)
+    m = big + 10
+    ax.set_xlim(-m, m)
+    ax.set_ylim(-m, m)
+
+
+def _title(data: dict, f: dict) -> str:
+    head = f"{data['game'].capitalize()} game {data['game_index']} · turn {f['turn']}"
+    if data["game"] == "polarity":
+        head += f" · {f['phase']} {f['outcome']}" + (f" · fault {','.join(f['fault_kinds'])}" if f["fault_kinds"] else "")
+    return head + f" · scores {f['scores'][0]:g} – {f['scores'][1]:g}"
+
+
+def write_png(data: dict, index: int, out: str) -> str:
+    """Draw frame ``index`` to a PNG at ``out`` (a local path or URI)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    f = data["frames"][index]
+    fig, ax = plt.subplots(figsize=(6, 6.3), dpi=120)
+    try:
+        (_draw_polar if data["game"] == "polar" else _draw_polarity)(ax, f)
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_title(_title(data, f), fontsize=9)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    loc = locate(out)
+    write_bytes_atomic(loc, buf.getvalue())
+    return loc.uri
