@@ -36,7 +36,9 @@ class Section:
     intro: str = ""
     parts: list[str] = field(default_factory=list)
 
-    def plot(self, name: str, svg: str, caption: str) -> None:
+    def plot(self, name: str, svg: str | None, caption: str) -> None:
+        if svg is None:  # nothing to draw (e.g. no decided game in any group)
+            return
         self.parts.append(f'<figure class="plot" data-plot="{name}">{svg}<figcaption>{caption}</figcaption></figure>')
 
     def table(self, title: str, rows: list[dict]) -> None:
@@ -66,9 +68,11 @@ def label(row: dict, keys: list[str], default: str = "all games") -> str:
     return " · ".join(str(row.get(k)) for k in keys) or default
 
 
-def _interval_plot(rows: list[dict], keys: list[str], stem: str, xlabel: str, ref, percent=True) -> str:
+def _interval_plot(rows: list[dict], keys: list[str], stem: str, xlabel: str, ref, percent=True) -> str | None:
     est = f"{stem}_rate" if f"{stem}_rate" in rows[0] else stem
-    usable = [r for r in rows if r.get(est) is not None]
+    usable = [r for r in rows if r.get(est) is not None and r.get(f"{stem}_lo") is not None]
+    if not usable:
+        return None
     return plots.intervals([label(r, keys) for r in usable], [r[est] for r in usable],
                            [r[f"{stem}_lo"] for r in usable], [r[f"{stem}_hi"] for r in usable],
                            xlabel, ref, percent)

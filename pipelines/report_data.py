@@ -2,8 +2,8 @@
 
 ``gather(con, manifests, by, where)`` returns a ``ReportData``:
 
-- ``keys``: the grouping the page compares (``by``; by default ``run_id``
-  when several runs are given, else none);
+- ``keys``: the grouping the page compares (``by``; by default, for
+  several runs, ``variant`` when each run has its own, else ``run_id``);
 - ``tables``: every measure table (``analyze.measure_scope``) for those keys;
 - ``hists``: binned distributions for the plots, ``name -> rows`` of group
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
@@ -35,9 +35,13 @@ class ReportData:
 
 
 def default_keys(manifests: list[dict], by) -> list[str]:
+    """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``."""
     if by:
         return list(by)
-    return ["run_id"] if len(manifests) > 1 else []
+    if len(manifests) < 2:
+        return []
+    variants = [m.get("spec", {}).get("variant") for m in manifests]
+    return ["variant"] if len(set(variants)) == len(variants) else ["run_id"]
 
 
 def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:

@@ -113,7 +113,7 @@ def test_two_variants_are_compared_side_by_side(chromium, polar_runs, tmp_path):
     assert COMPARISON_PLOTS | POLAR_PLOTS <= set(state.drawn)
     assert all(v == "yes" for v in state.drawn.values()), state.drawn
     text = open(page).read()
-    assert text.count("polar-polar-9-noswap-") >= 3 and "Comparison: run_id" in text
+    assert text.count("polar-9-noswap") >= 3 and "Comparison: variant" in text
 
 
 def test_polarity_report_shows_fault_kinds_and_red_orientation(chromium, tmp_path):
