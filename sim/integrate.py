@@ -1,37 +1,44 @@
 """The fixed-step loop: forces, integration, sleeping, events, in one njit run.
 
-One call of ``run`` simulates one episode. Each step, in this order:
+One call of ``run`` simulates one episode with velocity Verlet (kick-drift-
+kick: half kick, drift, forces at the new poses, half kick; drag is applied
+in the kicks with the velocity of the moment). Each step, at time t:
 
 1. kinematics: the held disc (``hand`` >= 0) follows its path ``hand_t [k]``,
    ``hand_p [k, 3]`` (piecewise linear, fixed orientation) until
    ``hand_t[-1]``, then is released (or lifted away with whatever hangs on
    it, see ``release_hand``); if a disc touches it on the way, the hand
-   stops there and lets go ``hold_time`` later (a player feels the snap); the pusher sphere follows ``push_t``/``push_p``;
-2. geometry: rotation matrices and rim sample points of awake bodies
-   (sleepers do not move, their points are kept);
-3. forces: gravity, magnetic pairs with an awake member (sim.forces), rim
-   points against the mat, rim points against other discs' cylinders (both
-   ways), the pusher; a sleeper touched by an awake body is woken;
-4. integration of awake dynamic bodies: drag, symplectic Euler on velocity
-   and spin (with the gyroscopic term), then position and quaternion;
+   stops there and lets go ``hold_time`` later (a player feels the snap);
+   the pusher sphere follows ``push_t``/``push_p``;
+2. forces (``compute_forces``): geometry of awake bodies (sleepers keep
+   their sample points), gravity, magnetic pairs with an awake member
+   (sim.forces), rim points against the mat and against other discs
+   (both ways), the pusher; a sleeper touched by an awake body is woken and
+   the forces are computed again;
+3. the second half kick of the step that ended at t;
+4. checks and events: NaN, a speed above ``max_speed`` or a centre below the
+   mat ends the run; ``touched [n, n]`` collects every disc-disc contact at
+   any instant, ``maxdisp [n]`` the largest horizontal displacement;
 5. sleeping: an island of touching awake bodies that have all been still
    for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
-   magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every`` steps a sleeper near awake
-   bodies is woken if its magnetic force or torque changed by more than
-   ``wake_force x m g`` (x radius for torques);
-6. checks and events: NaN, speed above ``max_speed`` or a centre below the
-   mat ends the run; ``touched [n, n]`` collects every disc-disc contact at
-   any instant, ``maxdisp [n]`` the largest horizontal displacement.
+   magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every``
+   steps a sleeper near awake bodies is woken if its magnetic force or
+   torque changed by more than ``wake_force x m g`` (x radius for torques);
+6. the first half kick and the drift to t + dt.
 
 The run ends ``SETTLED`` when the hand is released, the pusher is done and
 every live dynamic body sleeps; ``BUDGET`` after ``max_steps``.
+
 Shared stiffness: a contact (a body on the mat, or a pair of discs) has one
-stiffness K; each of its penetrating sample points k (depth d_k) carries the
-weight w_k = d_k / sum(d), i.e. force K w_k d_k, damping and tangential
-stiffness scaled by w_k too. The total is K sum(d^2)/sum(d): one point or
-forty, the contact is as stiff (rocking stiffness K a^2 for a flat disc), so
-the step stays stable for face-to-face stacks while an edge contact is
-still stiff; points entering with zero depth enter with zero force.
+stiffness K and the potential U = K/2 (sum_k d_k^p)^(2/p) over its
+penetrating sample points (depths d_k, p = ``contact_norm``, 8): forces are
+its gradient (conservative: the energy test holds with friction and damping
+off), a point entering with zero depth enters with zero force, and the
+stiffness hardly depends on how many points touch (N equal depths: K N^(2/p),
+24 points 2.2 K), so face-to-face stacks stay stable at dt = 0.1 ms while a
+single edge point is still stiff. (Sharing by d_k / sum(d) instead is not
+conservative: a bouncing disc starts to rock.) Damping and tangential
+stiffness are shared by the weights d_k^(p-1) / sum(d^(p-1)).
 Per-point spring state: ``mat_spring [n, 3N, 3]``, ``disc_spring [n, 3N, 3]``
 with ``disc_partner [n, 3N]`` (the disc the point presses into, -1 none).
 """
@@ -50,7 +57,7 @@ STATUS_NAMES = ("settled", "step_budget", "nan", "energy")
 _RADIUS, _THICK, _MASS = IDX["radius"], IDX["thickness"], IDX["mass"]
 _MR, _MT, _G = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["gravity"]
 _KN, _KD = IDX["k_contact"], IDX["k_disc"]
-_ZETA, _KT = IDX["contact_damping"], IDX["k_tangent_ratio"]
+_ZETA, _KT, _PNORM = IDX["contact_damping"], IDX["k_tangent_ratio"], IDX["contact_norm"]
 _MUS_M, _MUK_M = IDX["mu_static_mat"], IDX["mu_kinetic_mat"]
 _MUS_D, _MUK_D = IDX["mu_static_disc"], IDX["mu_kinetic_disc"]
 _FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
@@ -108,9 +115,8 @@ def apply_at(force, torque, pos, i, p, f, sign):
 
 @njit(cache=True, fastmath=False)
 def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
-    """Rim points of body i against the mat; returns True if any touches.
-    Pair stiffness K shared by depth weight w_k = d_k / sum(d) (see
-    ``share_stiffness`` in the module docstring)."""
+    """Rim points of body i against the mat (shared stiffness, see the module
+    docstring); returns True if any touches."""
     m, dt = P[_MASS], P[_DT]
     kn = P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * m) * P[_DAMP]
@@ -119,30 +125,42 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
     normal = np.array([0.0, 0.0, 1.0])
     vp = np.empty(3)
     f = np.empty(3)
-    total = 0.0
+    dm = 0.0
+    for k in range(wp.shape[1]):
+        dm = max(dm, -wp[i, k, 2])
+    if dm <= 0.0:
+        mat_spring[i, :, :] = 0.0
+        return False
+    pw = P[_PNORM]
+    sp, sw = 0.0, 0.0
     for k in range(wp.shape[1]):
         if wp[i, k, 2] < 0.0:
-            total -= wp[i, k, 2]
+            x = -wp[i, k, 2] / dm
+            sp += x ** pw
+            sw += x ** (pw - 1.0)
+    g = sp ** (2.0 / pw - 1.0)
     for k in range(wp.shape[1]):
         p = wp[i, k]
         if p[2] < 0.0:
-            w = -p[2] / total
+            x = -p[2] / dm
+            ks = kn * g * x ** (pw - 2.0)
+            w = x ** (pw - 1.0) / sw
             point_velocity(vel, omega, pos, i, p, vp)
-            point_force(-p[2], normal, vp, mat_spring[i, k], kn * w, cn * w, kt * w, ct * w,
+            point_force(-p[2], normal, vp, mat_spring[i, k], ks, cn * w, kt * w, ct * w,
                         P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
             apply_at(force, torque, pos, i, p, f, 1.0)
         else:
             mat_spring[i, k, 0] = 0.0
             mat_spring[i, k, 1] = 0.0
             mat_spring[i, k, 2] = 0.0
-    return total > 0.0
+    return True
 
 
 @njit(cache=True, fastmath=False)
 def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hit,
                   P, dyn_i, dyn_j, force, torque, depth, normals):
     """Disc i against disc j: i's rim points inside j and j's inside i, one
-    contact whose stiffness K_disc is shared by depth weight. Force on the
+    contact of stiffness K_disc (shared, see the module docstring). Force on the
     point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
     found a partner this step (a point presses into one disc at a time)."""
     m, dt = P[_MASS], P[_DT]
@@ -160,9 +178,17 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
-                total -= d
+                total = max(total, -d)
     if total <= 0.0:
         return False
+    pw = P[_PNORM]
+    sp, sw = 0.0, 0.0
+    for k in range(2 * npts):
+        if depth[k] > 0.0:
+            x = depth[k] / total
+            sp += x ** pw
+            sw += x ** (pw - 1.0)
+    g = sp ** (2.0 / pw - 1.0)
     kn = P[_KD]
     meff = 0.5 * m if (dyn_i and dyn_j) else m
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
@@ -179,7 +205,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             d = depth[side * npts + k]
             if d <= 0.0:
                 continue
-            w = d / total
+            x = d / total
+            ks = kn * g * x ** (pw - 2.0)
+            w = x ** (pw - 1.0) / sw
             hit[b, k] = True
             if disc_partner[b, k] != o:
                 disc_partner[b, k] = o
@@ -189,7 +217,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             point_velocity(vel, omega, pos, o, p, vo)
             for c in range(3):
                 vrel[c] = vb[c] - vo[c]
-            point_force(d, normals[side * npts + k], vrel, disc_spring[b, k], kn * w, cn * w,
+            point_force(d, normals[side * npts + k], vrel, disc_spring[b, k], ks, cn * w,
                         kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
             if dyn_b:
                 apply_at(force, torque, pos, b, p, f, 1.0)
@@ -219,30 +247,38 @@ def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque):
 
 
 @njit(cache=True, fastmath=False)
-def integrate_body(i, pos, quat, vel, omega, axis, force, torque, on_mat, P):
-    m, dt = P[_MASS], P[_DT]
-    a, h = P[_RADIUS], P[_THICK]
+def kick(i, vel, omega, axis, force, torque, on_mat, P, h):
+    """Velocity and spin change over time h under the stored force and
+    torque, plus drag (evaluated now) and the gyroscopic term."""
+    m = P[_MASS]
+    a, th = P[_RADIUS], P[_THICK]
     ia = 0.5 * m * a * a
-    ip = m * (3 * a * a + h * h) / 12.0
+    ip = m * (3 * a * a + th * th) / 12.0
     n = axis[i]
     w = omega[i]
+    lin, ang = 0.0, 0.0
     if P[_DAMP] > 0:
+        lin = P[_LIN]
         ang = P[_ANG] + (P[_ROLL] if on_mat else 0.0)
-        for c in range(3):
-            force[i, c] -= P[_LIN] * m * vel[i, c]
-            torque[i, c] -= ang * ip * w[c]
     nw = n[0] * w[0] + n[1] * w[1] + n[2] * w[2]
-    L = np.empty(3)
+    L0 = ip * w[0] + (ia - ip) * nw * n[0]
+    L1 = ip * w[1] + (ia - ip) * nw * n[1]
+    L2 = ip * w[2] + (ia - ip) * nw * n[2]
+    t0 = torque[i, 0] - ang * ip * w[0] - (w[1] * L2 - w[2] * L1)
+    t1 = torque[i, 1] - ang * ip * w[1] - (w[2] * L0 - w[0] * L2)
+    t2 = torque[i, 2] - ang * ip * w[2] - (w[0] * L1 - w[1] * L0)
+    nt = n[0] * t0 + n[1] * t1 + n[2] * t2
+    coef = 1.0 / ia - 1.0 / ip
     for c in range(3):
-        L[c] = ip * w[c] + (ia - ip) * nw * n[c]
-    tau = np.empty(3)
-    tau[0] = torque[i, 0] - (w[1] * L[2] - w[2] * L[1])
-    tau[1] = torque[i, 1] - (w[2] * L[0] - w[0] * L[2])
-    tau[2] = torque[i, 2] - (w[0] * L[1] - w[1] * L[0])
-    nt = n[0] * tau[0] + n[1] * tau[1] + n[2] * tau[2]
+        vel[i, c] += (force[i, c] / m - lin * vel[i, c]) * h
+    omega[i, 0] += (t0 / ip + coef * nt * n[0]) * h
+    omega[i, 1] += (t1 / ip + coef * nt * n[1]) * h
+    omega[i, 2] += (t2 / ip + coef * nt * n[2]) * h
+
+
+@njit(cache=True, fastmath=False)
+def drift(i, pos, quat, vel, omega, dt):
     for c in range(3):
-        vel[i, c] += force[i, c] / m * dt
-        omega[i, c] += (tau[c] / ip + (1.0 / ia - 1.0 / ip) * nt * n[c]) * dt
         pos[i, c] += vel[i, c] * dt
     quat_rotate_step(quat[i], omega[i], dt)
 
@@ -321,6 +357,68 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
 
 
 @njit(cache=True, fastmath=False)
+def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                   disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
+                   torque, cur, on_mat, wake_next, hit, depth, normals, touched):
+    """Geometry of awake bodies, then every force and torque on them (drag
+    excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
+    n = pos.shape[0]
+    npts = rim.shape[0]
+    m, g, a, hh = P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
+    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    for i in range(n):
+        if live[i] and awake[i]:
+            quat_to_matrix(quat[i], rot[i])
+            for c in range(3):
+                axis[i, c] = rot[i, c, 2]
+            world_points(pos, rot, rim, i, wp)
+    force[:] = 0.0
+    torque[:] = 0.0
+    for i in range(n):
+        if live[i] and awake[i]:
+            force[i, 2] -= m * g
+    magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque)
+    for i in range(n):
+        if live[i] and awake[i] and i != kin:
+            on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
+    for i in range(n):
+        for j in range(n):
+            if awake[i] or awake[j]:
+                cur[i, j] = 0
+    hit[:, :] = False
+    for i in range(n):
+        if not live[i]:
+            continue
+        for j in range(i + 1, n):
+            if not live[j] or not (awake[i] or awake[j]):
+                continue
+            d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+            if d2 > reach * reach:
+                continue
+            if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
+                             hit, P, i != kin, j != kin, force, torque, depth, normals):
+                cur[i, j] = 1
+                cur[j, i] = 1
+                touched[i, j] = 1
+                touched[j, i] = 1
+                if not awake[i]:
+                    wake_next[i] = 1
+                if not awake[j]:
+                    wake_next[j] = 1
+    for i in range(n):
+        if live[i] and awake[i]:
+            for k in range(npts):
+                if not hit[i, k]:
+                    disc_partner[i, k] = -1
+    if pushing:
+        for i in range(n):
+            if live[i] and i != kin:
+                if pusher_contacts(sp, sv, push_r, i, pos, vel, omega, axis, P, force, torque):
+                    if not awake[i]:
+                        wake_next[i] = 1
+
+
+@njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand):
@@ -328,7 +426,6 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     n = pos.shape[0]
     npts = rim.shape[0]
     dt, m, g, a, hh = P[_DT], P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
-    reach = 2.0 * np.sqrt(a * a + hh * hh)
     far = P[_FAR]
     wake_f = P[_WAKE] * m * g
     wake_every = max(1, int(P[_WAKE_EVERY]))
@@ -344,12 +441,13 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     depth = np.zeros(2 * npts)
     normals = np.zeros((2 * npts, 3))
     island = np.zeros(n, np.int64)
+    fresh = np.zeros(n, np.uint8)
     pos0 = pos.copy()
     out6 = np.empty(6)
     hp = np.empty(3)
     hv = np.empty(3)
-    sp = np.empty(3)
-    sv = np.empty(3)
+    sp = np.zeros(3)
+    sv = np.zeros(3)
     held = hand >= 0
     snapped = False
     snap_wait = P[_HOLD]
@@ -365,9 +463,10 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             for k in range(npts):
                 lowest = min(lowest, wp[i, k, 2])
             on_mat[i] = 1 if lowest < 1e-4 else 0
-    for step in range(max_steps):
+    t = 0.0
+    for step in range(max_steps + 1):
         t = step * dt
-        # 1. kinematics
+        # 1. kinematics at t: the held disc, the pusher
         if held and t >= release:
             release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand)
             held = False
@@ -388,72 +487,47 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         pushing = push_r > 0 and t < push_end
         if pushing:
             path_at(push_t, push_p, t, sp, sv)
-        # 2. geometry of moving bodies
-        for i in range(n):
-            if live[i] and awake[i]:
-                quat_to_matrix(quat[i], rot[i])
-                for c in range(3):
-                    axis[i, c] = rot[i, c, 2]
-                world_points(pos, rot, rim, i, wp)
-        # 3. forces
-        force[:] = 0.0
-        torque[:] = 0.0
-        for i in range(n):
-            if live[i] and awake[i]:
-                force[i, 2] -= m * g
-        magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], far, force, torque)
-        for i in range(n):
-            if live[i] and awake[i] and not (held and i == hand):
-                on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
-        for i in range(n):
-            for j in range(n):
-                if awake[i] or awake[j]:
-                    cur[i, j] = 0
-        hit[:, :] = False
-        for i in range(n):
-            if not live[i]:
-                continue
-            for j in range(i + 1, n):
-                if not live[j] or not (awake[i] or awake[j]):
-                    continue
-                d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-                if d2 > reach * reach:
-                    continue
-                dyn_i = not (held and i == hand)
-                dyn_j = not (held and j == hand)
-                if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
-                                 hit, P, dyn_i, dyn_j, force, torque, depth, normals):
-                    cur[i, j] = 1
-                    cur[j, i] = 1
-                    touched[i, j] = 1
-                    touched[j, i] = 1
-                    if not awake[i]:
-                        wake_next[i] = 1
-                    if not awake[j]:
-                        wake_next[j] = 1
-        for i in range(n):
-            if live[i] and awake[i]:
-                for k in range(npts):
-                    if not hit[i, k]:
-                        disc_partner[i, k] = -1
-        if pushing:
-            for i in range(n):
-                if live[i] and not (held and i == hand):
-                    if pusher_contacts(sp, sv, push_r, i, pos, vel, omega, axis, P, force, torque):
-                        if not awake[i]:
-                            wake_next[i] = 1
-        # 4. integration
-        for i in range(n):
-            if live[i] and awake[i] and not (held and i == hand):
-                integrate_body(i, pos, quat, vel, omega, axis, force, torque, on_mat[i] > 0, P)
-        # 5. sleeping and waking
+        kin = hand if held else -1
+        # 2. forces at t (again if they woke someone: a sleeper had none)
+        compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                       disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
+                       force, torque, cur, on_mat, wake_next, hit, depth, normals, touched)
+        woke = False
         for i in range(n):
             if wake_next[i]:
                 wake_next[i] = 0
                 awake[i] = 1
                 still[i] = 0.0
+                woke = True
+        if woke:
+            compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                           disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
+                           force, torque, cur, on_mat, wake_next, hit, depth, normals, touched)
+            wake_next[:] = 0
+        # 3. second half kick of the step that ended at t (velocities now at t)
+        if step > 0:
+            for i in range(n):
+                if live[i] and awake[i] and i != kin:
+                    kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * dt)
+        # 4. checks and events at t
         for i in range(n):
-            if not (live[i] and awake[i]) or (held and i == hand):
+            if not (live[i] and awake[i]):
+                continue
+            v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
+            if not (np.isfinite(v2) and np.isfinite(pos[i, 0]) and np.isfinite(pos[i, 1])
+                    and np.isfinite(pos[i, 2]) and np.isfinite(omega[i, 0])
+                    and np.isfinite(omega[i, 1]) and np.isfinite(omega[i, 2])):
+                return NAN, step
+            if v2 > P[_VMAX] ** 2 or pos[i, 2] < -hh:
+                return ENERGY, step
+            dx = pos[i, 0] - pos0[i, 0]
+            dy = pos[i, 1] - pos0[i, 1]
+            disp = np.sqrt(dx * dx + dy * dy)
+            if disp > maxdisp[i]:
+                maxdisp[i] = disp
+        # 5. sleeping and waking
+        for i in range(n):
+            if not (live[i] and awake[i]) or i == kin:
                 continue
             v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
             w2 = omega[i, 0] ** 2 + omega[i, 1] ** 2 + omega[i, 2] ** 2
@@ -461,7 +535,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 still[i] += dt
             else:
                 still[i] = 0.0
-        sleep_islands(live, awake, still, cur, hand if held else -1, P[_TS], island)
+        sleep_islands(live, awake, still, cur, kin, P[_TS], island)
         for i in range(n):
             if island[i] == -2:      # marked to fall asleep now
                 awake[i] = 0
@@ -488,22 +562,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 if df > wake_f or dtq > wake_f * a:
                     awake[i] = 1
                     still[i] = 0.0
-        # 6. checks and events
-        for i in range(n):
-            if not (live[i] and awake[i]):
-                continue
-            v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
-            if not (np.isfinite(v2) and np.isfinite(pos[i, 0]) and np.isfinite(pos[i, 1])
-                    and np.isfinite(pos[i, 2]) and np.isfinite(omega[i, 0])
-                    and np.isfinite(omega[i, 1]) and np.isfinite(omega[i, 2])):
-                return NAN, step + 1
-            if v2 > P[_VMAX] ** 2 or pos[i, 2] < -hh:
-                return ENERGY, step + 1
-            dx = pos[i, 0] - pos0[i, 0]
-            dy = pos[i, 1] - pos0[i, 1]
-            disp = np.sqrt(dx * dx + dy * dy)
-            if disp > maxdisp[i]:
-                maxdisp[i] = disp
+                    fresh[i] = 1
         if not held and not pushing:
             done = True
             for i in range(n):
@@ -511,5 +570,16 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     done = False
                     break
             if done:
-                return SETTLED, step + 1
+                return SETTLED, step
+        if step == max_steps:
+            break
+        # 6. first half kick and drift to t + dt (a body just woken by the
+        #    magnetic check has no gravity or contact forces yet: it waits)
+        for i in range(n):
+            if live[i] and awake[i] and i != kin:
+                if fresh[i]:
+                    fresh[i] = 0
+                    continue
+                kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * dt)
+                drift(i, pos, quat, vel, omega, dt)
     return BUDGET, max_steps
