@@ -366,3 +366,16 @@ def test_r3_r19_a_setup_placement_that_does_not_settle_is_taken_back_not_a_game_
 
     game = make_game(lay=lay)
     assert [r["attempts"] for r in game.rows] == [1, 2, 1, 1]
+
+
+def test_r3_a_setup_placement_that_pushes_a_disc_a_little_is_taken_back():
+    tries = []
+
+    def lay(world, x, y, up):
+        before = world.bodies()
+        i = world.add_flat(x, y, up)
+        tries.append(i)
+        return world.finish(before + [world.b[i]], moved_diameters={0: 0.3} if len(tries) == 3 else {})
+
+    game = make_game(lay=lay)
+    assert [r["attempts"] for r in game.rows] == [1, 1, 2, 1]

@@ -37,6 +37,7 @@ from rules.polarity.strategies import STRATEGIES
 from rules.polarity.view import Convert, Place, View
 
 DEG = math.pi / 180
+SETUP_STILL = 0.1  # R3: another disc moving more than this (diameters) has reacted
 MM = 1e-3
 
 
@@ -262,7 +263,8 @@ class Game:
             return False
         new = {b.id for b in ep.final} - before.keys()
         res = self.resolve(ep, before, contacts, seat, new)
-        calm = not res.fault and not (set(ep.flipped) & new) and not res.returned
+        stirred = any(d > SETUP_STILL for i, d in ep.moved_diameters.items() if i not in new)
+        calm = not (res.fault or stirred or set(ep.flipped) & new or res.returned)
         if not calm:
             self.world = live
         return calm

@@ -122,8 +122,8 @@ class CautiousStrategy:
 # aggressive -----------------------------------------------------------------
 
 class AggressiveParams(HandParams):
-    gap_mm: float = Field(14.0, gt=0, description="preferred gap to the red disc and opponent discs, mm")
-    min_gap_mm: float = Field(6.0, ge=0, description="never closer than this to any other magnet, mm")
+    gap_mm: float = Field(25.0, gt=0, description="preferred gap to the red disc and opponent discs, mm")
+    min_gap_mm: float = Field(12.0, ge=0, description="never closer than this to any other magnet, mm")
     n_azimuths: int = Field(16, ge=1)
     spots: int = Field(48, ge=1)
 
