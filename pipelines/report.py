@@ -65,7 +65,7 @@ def html_table(rows: list[dict]) -> str:
 
 
 def label(row: dict, keys: list[str], default: str = "all games") -> str:
-    return " · ".join(str(row.get(k)) for k in keys) or default
+    return " · ".join(f"seat {row.get(k)}" if k == "seat" else str(row.get(k)) for k in keys) or default
 
 
 def _interval_plot(rows: list[dict], keys: list[str], stem: str, xlabel: str, ref, percent=True) -> str | None:
