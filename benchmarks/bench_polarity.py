@@ -32,8 +32,8 @@ from rules.polarity.records import play_batch  # noqa: E402
 from rules.seeds import game_seed  # noqa: E402
 
 
-def specs(a: str, b: str, n: int, seed: int, variant: str = "standard") -> list[GameSpec]:
-    rules = GAME.variant(variant)
+def specs(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None) -> list[GameSpec]:
+    rules = GAME.with_overrides(GAME.variant(variant), sets or {})
     pa_, pb = StrategySpec.parse(a), StrategySpec.parse(b)
     return [GameSpec(i, game_seed(seed, i), variant, rules, (pa_, pb) if i % 2 == 0 else (pb, pa_)) for i in range(n)]
 
@@ -59,16 +59,31 @@ def wilson(k: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def compare(a: str, b: str, n: int, seed: int) -> dict:
+def _play_rows(batch: list[GameSpec]) -> list[dict]:
+    return play_batch(batch)[0].to_pylist()
+
+
+def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None,
+            workers: int = 1) -> dict:
+    """A's score rate against B (win 1, draw 1/2) over n games, seats alternating."""
     t0 = time.perf_counter()
-    games, _ = play_batch(specs(a, b, n, seed))
-    rows = [g for g in games.to_pylist() if g["status"] == "ok" and g["winner"] is not None]
+    batch = specs(a, b, n, seed, variant, sets)
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            chunks = pool.map(_play_rows, [batch[k::workers] for k in range(workers)])
+            games = sorted((g for c in chunks for g in c), key=lambda g: g["game_index"])
+    else:
+        games = _play_rows(batch)
+    rows = [g for g in games if g["status"] == "ok" and g["winner"] is not None]
     points = sum(1.0 if g["winner"] == (g["game_index"] % 2) else 0.5 if g["winner"] == -1 else 0.0 for g in rows)
     lo, hi = wilson(points, len(rows))
     return {
         "matchup": f"{a} vs {b}", "games": n, "decided_or_drawn": len(rows),
         "score_rate_a": round(points / len(rows), 3), "ci95": [round(lo, 3), round(hi, 3)],
-        "seconds": round(time.perf_counter() - t0, 1),
+        "ends": {e: [g["end_reason"] for g in games].count(e) for e in sorted({str(g["end_reason"]) for g in games})},
+        "seconds": round(time.perf_counter() - t0, 1), "variant": variant, "sets": sets or {},
     }
 
 
@@ -77,10 +92,14 @@ def main(argv=None) -> int:
     ap.add_argument("--games", type=int, default=6)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    ap.add_argument("--variant", default="standard")
+    ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
+    ap.add_argument("--workers", type=int, default=1, help="processes for --compare")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if args.compare:
-        out = [compare(*args.compare, args.games, args.seed)]
+        sets = dict(kv.split("=", 1) for kv in args.set)
+        out = [compare(*args.compare, args.games, args.seed, args.variant, sets, args.workers)]
     else:
         play_batch(specs("cautious", "aggressive", 1, 999))  # warm-up: numba compile / cache load
         names = [n for n in GAME.strategies if n != "lookahead"]
