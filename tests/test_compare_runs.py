@@ -57,7 +57,7 @@ def test_games_are_paired_on_seed_with_the_same_strategies_in_the_same_seats(tmp
 def test_polar_rule_change_is_flagged_and_same_code_is_not(tmp_path):
     kw = dict(game="polar", variant="polar-9", games=400, matchup=("greedy", "random"), shard_size=200)
     a, b = run(tmp_path, "a", **kw), run(tmp_path, "b", **kw)
-    c = run(tmp_path, "c", **kw, score_n="group")
+    c = run(tmp_path, "c", **kw, score_n="difference")
     assert runner.invoke(app, ["compare", a, b]).exit_code == 0
     res = runner.invoke(app, ["compare", a, c])
     assert res.exit_code == 1, res.output
@@ -93,3 +93,11 @@ def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, wo
 def test_bad_alpha_is_a_one_line_error(tmp_path):
     a = run(tmp_path, "a", games=20)
     one_line_error(runner.invoke(app, ["compare", a, a, "--alpha", "1.5"]), "--alpha")
+
+
+def test_failed_games_are_left_out_of_the_pairs_and_said_so(tmp_path):
+    a = run(tmp_path, "a", games=60, matchup=("crash:every=4", "fair"))
+    b = run(tmp_path, "b", games=60, matchup=("crash:every=4", "fair"), sides=8)
+    result = compare_runs(a, b)
+    assert result.verdict.n == 45  # games 0, 4, 8, ... failed in both runs
+    assert any("15 pairs left out" in n for n in result.verdict.notes)

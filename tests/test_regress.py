@@ -89,9 +89,11 @@ def test_polar_rule_change_is_flagged_and_same_code_is_not(tmp_path):
     assert same.exit_code == 0, same.output
     assert "SPRT decision: unchanged" in same.stdout
     changed = runner.invoke(app, ["regress", base, "--out", str(tmp_path / "c2"), "--workers", "0",
-                                  "--batch", "100", "--set", "swap=false"])
+                                  "--batch", "100", "--set", "score_n=difference"])
     assert changed.exit_code == 1, changed.output
     assert "SPRT decision: changed" in changed.stdout
+    manifest = json.loads(next((tmp_path / "c2").glob("*/manifest.json")).read_text())
+    assert manifest["regress"]["decision"] == "changed" and manifest["games_done"] < 1000
 
 
 # --- golden physics scenes ---------------------------------------------------
