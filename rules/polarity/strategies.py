@@ -44,6 +44,22 @@ def nominal(view: View, host, azimuth: float) -> Place:
     return Place(host.id, azimuth % TAU, view.geo.nominal_base_distance, view.geo.nominal_tilt)
 
 
+def push_direction(view: View, leaner) -> float:
+    """Push a leaner flat away from the disc it leans on (else away from the red disc)."""
+    by_id = view.by_id()
+    origin = by_id.get(leaner.leaning_on) or view.red()
+    ox, oy = (origin.x, origin.y) if origin is not None else (0.0, 0.0)
+    return math.atan2(leaner.y - oy, leaner.x - ox) % TAU
+
+
+def fallback(view: View):
+    """No host to play on: convert a leaner if allowed, else no move."""
+    leaners = view.leaners()
+    if leaners and view.rules.allow_conversion:
+        return Convert(leaners[0].id, push_direction(view, leaners[0]))
+    return None
+
+
 def tuned(view: View, place: Place | None) -> Place | None:
     """The chosen candidate with the core's balancing base distance for its host and direction."""
     if not isinstance(place, Place):
@@ -82,10 +98,11 @@ class RandomStrategy:
     def act(self, view, rng):
         leaners = view.leaners()
         if view.rules.allow_conversion and leaners and rng.random() < self.p.p_convert:
-            return Convert(leaners[rng.integers(len(leaners))].id, float(rng.random() * TAU))
+            pick = leaners[rng.integers(len(leaners))]
+            return Convert(pick.id, push_direction(view, pick))
         hosts = view.hosts()
         if not hosts:
-            return Convert(leaners[0].id, 0.0) if leaners and view.rules.allow_conversion else None
+            return fallback(view)
         return tuned(view, nominal(view, hosts[rng.integers(len(hosts))], float(rng.random() * TAU)))
 
 
@@ -115,8 +132,7 @@ class CautiousStrategy:
         ranked = self.ranked(view, rng)
         if ranked:
             return tuned(view, ranked[0])
-        leaners = view.leaners()
-        return Convert(leaners[0].id, 0.0) if leaners and view.rules.allow_conversion else None
+        return fallback(view)
 
 
 # aggressive -----------------------------------------------------------------
@@ -157,8 +173,7 @@ class AggressiveStrategy:
         cands = candidates(view, self.p.n_azimuths, rng)
         safe = [c for c in cands if clearance_of(view, c, 1.0) > self.p.min_gap_mm * MM]
         if not (safe or cands):
-            leaners = view.leaners()
-            return Convert(leaners[0].id, 0.0) if leaners and view.rules.allow_conversion else None
+            return fallback(view)
         pool = safe or cands
         by_id = view.by_id()
 
@@ -179,11 +194,8 @@ class ConverterStrategy(CautiousStrategy):
     def act(self, view, rng):
         leaners = view.leaners()
         if view.rules.allow_conversion and leaners and view.foundations() < self.p.target_foundations:
-            red = view.red()
-            # push the leaner outward, away from the red disc
-            lean = max(leaners, key=lambda b: math.hypot(b.x, b.y))
-            away = math.atan2(lean.y - (red.y if red else 0.0), lean.x - (red.x if red else 0.0))
-            return Convert(lean.id, away)
+            lean = max(leaners, key=lambda b: math.hypot(b.x, b.y))  # the outermost first
+            return Convert(lean.id, push_direction(view, lean))
         return super().act(view, rng)
 
 

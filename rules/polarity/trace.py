@@ -31,8 +31,9 @@ Frame (plain JSON-able dict; lengths in millimetres, angles in degrees):
                     every body on the mat (up: +1 black/bar, -1 white/dot)
 ``towers``          [{controller, ids (bottom first)}]
 ``pending``         [{captor, ids}]: fault groups waiting to be captured
-``reacted``         ids of discs that reacted in the episode (R6: new contact,
-                    fell, flipped, moved, out, in hand), the action disc excluded
+``reacted``         on a fault row: ids of discs that reacted in the episode
+                    (R6: new contact, fell, flipped, moved, out, in hand), the
+                    action disc excluded; empty on a row without a fault
 ``action``          id of the disc the move handled (-1 if none)
 ``circle_radius``, ``disc_radius``: the mat's geometry
 ==================  =========================================================
@@ -76,6 +77,10 @@ def reacted(ep: Episode | None) -> list[int]:
     return sorted(ids - {ep.action})
 
 
+def _faulted(row: dict) -> bool:
+    return bool(row.get("fault_kinds")) or bool(row.get("red_touched")) or row.get("outcome") == "fault"
+
+
 def _intent(row: dict) -> dict | None:
     if row.get("azimuth") is None:
         return None
@@ -102,7 +107,7 @@ def frame(row: dict, bodies: list[BodyInfo], table: Table, ep: Episode | None, g
         "bodies": [body_json(b) for b in sorted(bodies, key=lambda b: (b.z, b.id))],
         "towers": [{"controller": t.controller, "ids": list(t.ids)} for t in table.towers],
         "pending": [{"captor": g.captor, "ids": list(g.ids)} for g in table.pending],
-        "reacted": reacted(ep), "action": ep.action if ep is not None else -1,
+        "reacted": reacted(ep) if _faulted(row) else [], "action": ep.action if ep is not None else -1,
         "circle_radius": _mm(geo.circle_radius), "disc_radius": _mm(geo.disc_radius),
     }
 
