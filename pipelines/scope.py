@@ -12,12 +12,17 @@ and is handed to every measure:
   for ``turns`` when the runs recorded none), so a measure can skip itself
   cleanly when its columns are absent.
 
-Turn-level measures read ``turns`` joined to the filtered games, so filters
-and groups on game columns reach them too (``filtered_games_sql``).
+Turn-level measures read ``turns`` joined to the filtered games
+(``filtered_games_sql``, on ``join``: ``run_no, game_index`` over the fast
+local views of ``fastscan``, else ``run_id, game_index``), so filters and
+groups on game columns reach them too. ``execute`` passes the parameters
+once per copy of the filter in a query; ``materialize`` computes a shared
+intermediate (e.g. the decided games) once per scope into a temporary table.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 import duckdb
@@ -25,7 +30,7 @@ import duckdb
 from pipelines.dataset import columns
 from rules.base import UsageError
 
-SEAT_ONLY = ("seat", "strategy", "opponent", "score", "opp_score", "margin", "result")
+_TEMP_TABLES = itertools.count()
 
 
 def quote(name: str) -> str:
@@ -61,7 +66,7 @@ class Scope:
     games: frozenset[str]
     seats: frozenset[str]
     turns: frozenset[str]
-    cache: set = field(default_factory=set, compare=False)
+    cache: dict = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, con: duckdb.DuckDBPyConnection, by=(), where=()) -> "Scope":
@@ -116,8 +121,8 @@ class Scope:
 
     def materialize(self, name: str, sql: str) -> str:
         """Compute ``sql`` once into a temporary table; later calls reuse it."""
-        table = f"scope_{id(self):x}_{name}"
-        if table not in self.cache:
+        if name not in self.cache:
+            table = f"scope_{next(_TEMP_TABLES)}_{name}"
             self.execute(f"CREATE TEMP TABLE {table} AS {sql}")
-            self.cache.add(table)
-        return table
+            self.cache[name] = table
+        return self.cache[name]

@@ -317,3 +317,10 @@ def rounded(tables):
     def cell(v):
         return float(f"{v:.9g}") if isinstance(v, float) else v
     return {name: [{k: cell(v) for k, v in row.items()} for row in rows] for name, rows in tables.items()}
+
+
+def test_one_connection_serves_several_scopes(tmp_path):
+    con, _ = open_runs([decisiveness_run(tmp_path)])
+    first = measure(con)["decisiveness"]
+    assert measure(con, where=["game_index!=0"])["decisiveness"][0]["games"] == 2
+    assert measure(con)["decisiveness"] == first
