@@ -1,6 +1,8 @@
 """Full Polarity games on the real magnetic core: legal ends, books that balance,
 determinism, and the records' columns."""
 
+import math
+
 import pyarrow as pa
 import pytest
 
@@ -117,3 +119,49 @@ def test_lookahead_beats_random_clearly_over_hundreds_of_games():
     spec.loader.exec_module(bench)
     result = bench.compare("lookahead", "random", 200, 7)
     assert result["ci95"][0] > 0.5, result
+
+
+def real_game(seats=("cautious:noise_mm=0:noise_deg=0", "cautious")):
+    from rules.polarity.engine import Game
+
+    spec = GameSpec(0, 5, "standard", PolarityRules(red_orientation="bar"), tuple(StrategySpec.parse(s) for s in seats))
+    game = Game(spec)
+    game.red_orientation = "bar"
+    game.world.add_flat(0.0, 0.0, 1, red=True)
+    game.refresh()
+    return game
+
+
+def test_r10_capture_on_the_real_core_stacks_the_group_in_the_captors_colour():
+    from rules.polarity.state import FaultGroup
+
+    game = real_game()
+    w = [game.world.add_flat(0.12, 0.0, -1), game.world.add_flat(-0.12, 0.0, 1)]
+    a = game.world.add_flat(0.0, 0.15, 1)
+    b = game.world.add_flat(0.0, -0.15, -1)
+    game.refresh()
+    game.table.pending.append(FaultGroup(captor=0, ids=(a, b)))
+    ended = game.capture(0, game.table.pending.pop())
+    assert not ended and game.rows[-1]["outcome"] == "captured"
+    tower = game.table.towers_of(0)[0]
+    assert sorted(tower.ids) == sorted([a, b])
+    assert all(x.up == -1 and x.state.value == "stacked" for x in game.bodies() if x.id in tower.ids)
+    assert game.table.score(0) == 2 - game.table.stacks[0] and w
+
+
+def test_r4_r7_leaner_then_conversion_on_the_real_core():
+    game = real_game()
+    host = game.world.add_flat(0.12, 0.0, -1)
+    game.world.add_flat(-0.12, 0.0, 1)
+    game.refresh()
+    game.table.stacks = [10, 10]
+    view = game.view(0)
+    from rules.polarity.view import Convert, Place
+
+    game.place(0, Place(host, 0.0, view.nominal_distance(host, 0.0, 0.785), 0.785))
+    assert game.rows[-1]["outcome"] == "placed" and game.table.stacks[0] == 9
+    leaner = game.view(0).leaners()[0]
+    assert leaner.leaning_on == host
+    game.convert(0, Convert(leaner.id, math.pi))  # toward the host, the side it leans to
+    assert game.rows[-1]["outcome"] == "converted", game.rows[-1]
+    assert leaner.id in {h.id for h in game.view(0).hosts()} and game.table.stacks[0] == 9

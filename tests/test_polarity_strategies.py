@@ -79,7 +79,7 @@ def test_converter_converts_its_leaners_until_it_has_enough_foundations():
     bodies = [RED, disc(1, 100, 0, W), disc(5, 120, 0, W, "leaning", leaning_on=1), disc(3, -100, 0, B)]
     act = make("converter:target_foundations=3").act(view_of(bodies), np.random.default_rng(0))
     assert isinstance(act, Convert) and act.leaner == 5
-    assert math.cos(act.azimuth) > 0.9  # pushed outward, away from red
+    assert math.cos(act.azimuth) < -0.9  # pressed down toward its host, colour kept
     enough = make("converter:target_foundations=1").act(view_of(bodies), np.random.default_rng(0))
     assert isinstance(enough, Place)
     no_conv = view_of(bodies, rules=PolarityRules(allow_conversion=False))

@@ -45,11 +45,14 @@ def nominal(view: View, host, azimuth: float) -> Place:
 
 
 def push_direction(view: View, leaner) -> float:
-    """Push a leaner flat away from the disc it leans on (else away from the red disc)."""
+    """Press a leaner down toward the disc it leans on (the side it leans to), so it lies
+    flat with its colour kept; the core's ``push_flat`` pivots it that way."""
     by_id = view.by_id()
-    origin = by_id.get(leaner.leaning_on) or view.red()
-    ox, oy = (origin.x, origin.y) if origin is not None else (0.0, 0.0)
-    return math.atan2(leaner.y - oy, leaner.x - ox) % TAU
+    host = by_id.get(leaner.leaning_on)
+    if host is None:
+        others = [b for b in view.discs() if b.id != leaner.id] or [view.red()]
+        host = min(others, key=lambda b: math.hypot(b.x - leaner.x, b.y - leaner.y))
+    return math.atan2(host.y - leaner.y, host.x - leaner.x) % TAU
 
 
 def fallback(view: View):
