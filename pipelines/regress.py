@@ -98,6 +98,7 @@ class RegressResult:
     notes: list[str] = field(default_factory=list)
     status: str = "incomplete"
     seconds: float = 0.0
+    interrupted: bool = False
 
 
 def make_config(**kwargs: Any) -> RegressConfig:
@@ -215,16 +216,23 @@ def regress(
                 if result.looks[-1].decision != "continue":
                     break
     except (Interrupted, KeyboardInterrupt):
+        result.interrupted = True
         notes.append("interrupted: finish with the same command and --resume")
     finally:
         if executor is not None:
             executor.close()
     result.decision = {"changed": "changed", "unchanged": "unchanged"}.get(sprt.verdict, "undecided")
     result.direction = sprt.direction
-    paired = match_runs(baseline, run.uri)
-    result.pairs = paired.n
-    result.verdict = verdict(paired, config.alpha)
-    result.changed = changed_games(paired, run.uri)
+    try:
+        paired = match_runs(baseline, run.uri)
+    except UsageError:
+        if not result.interrupted:
+            raise
+        paired = None  # interrupted before a single pair was played
+    if paired is not None:
+        result.pairs = paired.n
+        result.verdict = verdict(paired, config.alpha)
+        result.changed = changed_games(paired, run.uri)
     result.status = "complete" if result.games_played >= cand.total_games else "incomplete"
     result.seconds = time.perf_counter() - t0
     manifest.update(status=result.status, games_done=result.games_played,

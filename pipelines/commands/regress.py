@@ -70,6 +70,8 @@ def register(app: typer.Typer) -> None:
             cli.fail(str(exc), code=1)
         for note in result.notes:
             cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+        if result.verdict is None:
+            raise typer.Exit(130)
         print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
         lower, upper = result.bounds
         way = {1: " (candidate scores higher)", -1: " (candidate scores lower)"}.get(result.direction, "")
@@ -77,6 +79,8 @@ def register(app: typer.Typer) -> None:
             f"SPRT decision: [bold]{result.decision}[/]{way} after {result.pairs} paired games "
             f"({result.games_played} played, δ = {config.delta}, α = {config.alpha}, β = {config.beta}, "
             f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}", soft_wrap=True)
+        if result.interrupted:
+            raise typer.Exit(130)
         if result.decision == "undecided":
             cli.out_console.print("SPRT undecided at the game limit: exit code follows the fixed-sample verdict",
                                   soft_wrap=True)
