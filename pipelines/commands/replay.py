@@ -40,9 +40,9 @@ def register(app: typer.Typer) -> None:
             if png:
                 index = frame_index(data["frames"], turn)
             if out:
-                out_console.print(f"wrote {write_html(data, out)}", highlight=False, markup=False)
+                out_console.print(f"wrote {write_html(data, out)}", highlight=False, markup=False, soft_wrap=True)
             if png:
-                out_console.print(f"wrote {write_png(data, index, png)} (turn {data['frames'][index]['turn']})", highlight=False, markup=False)
+                out_console.print(f"wrote {write_png(data, index, png)} (turn {data['frames'][index]['turn']})", highlight=False, markup=False, soft_wrap=True)
         except UsageError as exc:
             fail(str(exc))
         if not rep.reproduced:

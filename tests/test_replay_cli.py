@@ -1,0 +1,96 @@
+"""``polsim replay``: exit 0 and the page and image written when a game
+reproduces; a tampered stored row or turn is a loud reproducibility failure
+(exit 1) naming the column; bad input is one line with exit 2."""
+
+from __future__ import annotations
+
+import glob
+import shutil
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipelines.cli import app
+from pipelines.replay import replay
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def polar_run(tmp_path_factory):
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random")),),
+                     games=8, seed=4, shard_size=3)
+    return run_experiment(exp, str(tmp_path_factory.mktemp("runs")), workers=0).uri
+
+
+def tampered_copy(uri: str, dest, table: str, game: int, column: str, change) -> str:
+    """A copy of the run whose stored ``table`` rows of ``game`` have ``column`` changed
+    (the first matching row only for ``turns``)."""
+    copy = str(dest / "copy")
+    shutil.copytree(uri, copy)
+    for path in sorted(glob.glob(f"{copy}/{table}/*.parquet")):
+        t = pq.read_table(path)
+        rows = t.to_pylist()
+        hits = [i for i, r in enumerate(rows) if r["game_index"] == game]
+        if hits:
+            rows[hits[0]][column] = change(rows[hits[0]][column])
+            pq.write_table(t.from_pylist(rows, schema=t.schema), path)
+            return copy
+    raise AssertionError(f"game {game} not found in {table}")
+
+
+def test_a_reproduced_game_exits_0_and_writes_the_page_and_the_image(polar_run, tmp_path):
+    page, png = tmp_path / "g.html", tmp_path / "g.png"
+    result = runner.invoke(app, ["replay", polar_run, "--game", "5", "--out", str(page), "--png", str(png), "--turn", "12"])
+    assert result.exit_code == 0, result.output
+    assert "reproduced: game 5" in result.output and "(turn 12)" in result.output
+    assert page.read_text().startswith("<!DOCTYPE html>") and '"game_index":5' in page.read_text()
+    import matplotlib.image
+
+    image = matplotlib.image.imread(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and image.shape[0] > 300 and image.shape[1] > 300
+
+
+def test_a_tampered_stored_score_is_a_reproducibility_failure(polar_run, tmp_path):
+    copy = tampered_copy(polar_run, tmp_path, "games", 4, "score_0", lambda v: v + 1)
+    rep = replay(copy, 4)
+    assert not rep.reproduced and [d.column for d in rep.differences] == ["score_0"]
+    assert rep.differences[0].replayed == rep.differences[0].stored - 1
+    result = runner.invoke(app, ["replay", copy, "--game", "4"])
+    assert result.exit_code == 1
+    assert "REPRODUCIBILITY FAILURE" in result.output and "score_0" in result.output
+    assert runner.invoke(app, ["replay", copy, "--game", "3"]).exit_code == 0  # the other games still reproduce
+
+
+def test_a_tampered_stored_move_is_a_reproducibility_failure(polar_run, tmp_path):
+    copy = tampered_copy(polar_run, tmp_path, "turns", 6, "n_legal", lambda v: v + 3)
+    rep = replay(copy, 6)
+    assert [d.column for d in rep.differences] == ["turns[0].n_legal"]
+    result = runner.invoke(app, ["replay", copy, "--game", "6", "--out", str(tmp_path / "bad.html")])
+    assert result.exit_code == 1 and "turns[0].n_legal" in result.output
+    assert "REPRODUCIBILITY FAILURE" in (tmp_path / "bad.html").read_text()
+
+
+def test_a_tampered_seed_is_a_reproducibility_failure(polar_run, tmp_path):
+    copy = tampered_copy(polar_run, tmp_path, "games", 2, "game_seed", lambda v: v + 1)
+    assert "game_seed" in [d.column for d in replay(copy, 2).differences]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game", "8"], "out of range"),
+    (["--game", "-1"], "out of range"),
+    (["--game", "1", "--png", "x.png", "--turn", "500"], "--turn 500 is out of range"),
+])
+def test_bad_input_is_one_line_and_exit_2(polar_run, tmp_path, args, message):
+    result = runner.invoke(app, ["replay", polar_run, *[a.replace("x.png", str(tmp_path / "x.png")) for a in args]])
+    assert result.exit_code == 2 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_folder_that_is_not_a_run_is_exit_2(tmp_path):
+    result = runner.invoke(app, ["replay", str(tmp_path / "nothing"), "--game", "0"])
+    assert result.exit_code == 2 and "not a polsim run" in result.output

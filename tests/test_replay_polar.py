@@ -1,0 +1,111 @@
+"""Replays of Polar games: they equal their stored rows, their traces agree with
+the stored tables (P4, P6), and the page draws the stones the turns table has
+on the board, with no script errors, offline."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipelines.dataset import open_runs
+from pipelines.replay import frames, replay
+from pipelines.replay_page import build_html, frame_index, page_data, write_html
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+from tests.chromium import chromium, dump_dom, file_url  # noqa: F401  (fixture)
+
+
+@pytest.fixture(scope="module")
+def polar_run(tmp_path_factory):
+    """Two cells (swap on and off) of six seeded games each."""
+    exp = Experiment(
+        game="polar", variant="polar-9",
+        cells=(Cell(matchup=("random", "greedy")), Cell(matchup=("greedy", "random"), overrides={"swap": False})),
+        games=6, seed=11, shard_size=4,
+    )
+    return run_experiment(exp, str(tmp_path_factory.mktemp("runs")), workers=0).uri
+
+
+def stored_turns(uri: str, game: int) -> list[dict]:
+    con, _ = open_runs([uri])
+    cur = con.execute("SELECT * FROM turns WHERE game_index = ? ORDER BY turn", [game])
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def stones_on_board(turns: list[dict], turn: int) -> int:
+    """What the turns table says: two opening stones, then one per move that is not a pass."""
+    return sum(2 if t["turn"] == 0 else int(t["point"] >= 0) for t in turns if t["turn"] <= turn)
+
+
+def test_every_polar_game_of_a_sample_replays_to_its_stored_row_and_turns(polar_run):
+    for game in range(12):
+        rep = replay(polar_run, game)
+        assert rep.reproduced, rep.failure_message()
+        assert rep.stored["game_index"] == game and len(rep.stored_turns) == rep.stored["n_turns"]
+        assert rep.replayed["score_0"] == rep.stored["score_0"] and rep.replayed["cell"] == game // 6
+
+
+def test_polar_trace_final_board_scores_and_groups_match_the_stored_row(polar_run):
+    for game in (0, 7):
+        rep = replay(polar_run, game)
+        fr = frames(rep)
+        assert len(fr) == len(rep.stored_turns)
+        last, row = fr[-1], rep.stored
+        assert len(last["groups"]) == row["n_groups"]
+        assert sum(1 for g in last["groups"] if sum(g["points"])) == row["n_scoring_groups"]
+        assert sum(g["points"][0] for g in last["groups"]) == row["black_score"]
+        assert sum(g["points"][1] for g in last["groups"]) == row["white_score"]
+        assert last["scores"] == [row["score_0"], row["score_1"]]
+
+
+def test_polar_trace_groups_partition_the_stones_into_at_most_two_sections(polar_run):
+    rep = replay(polar_run, 3)
+    for f in frames(rep):
+        cells = [tuple(c) for g in f["groups"] for c in g["cells"]]
+        assert sorted(cells) == sorted((x, y) for x, y, _ in f["stones"])
+        for g in f["groups"]:  # P4: a group is one section, or one black and one white section
+            assert g["black"] + g["white"] == len(g["cells"])
+            colours = {c for x, y, c in f["stones"] if [x, y] in g["cells"]}
+            assert (g["black"] > 0) == (0 in colours) and (g["white"] > 0) == (1 in colours)
+
+
+def test_stones_in_each_frame_follow_the_turns_table(polar_run):
+    rep = replay(polar_run, 5)
+    turns = stored_turns(polar_run, 5)
+    for f in frames(rep):
+        assert len(f["stones"]) == stones_on_board(turns, f["turn"])
+
+
+def test_page_embeds_everything_and_loads_nothing(polar_run):
+    rep = replay(polar_run, 2)
+    page = build_html(page_data(rep, frames(rep)))
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page)
+    assert "</script" not in page.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
+
+
+@pytest.mark.parametrize("turn", [0, 9, 30])
+def test_polar_page_at_a_turn_draws_the_stones_the_turns_table_has_on_the_board(chromium, polar_run, tmp_path, turn):
+    rep = replay(polar_run, 1)
+    data = page_data(rep, frames(rep))
+    page = tmp_path / "game.html"
+    write_html(data, str(page))
+    dom = dump_dom(chromium, file_url(page, f"turn={turn}"), tmp_path)
+    assert 'data-checked="clean"' in dom, re.search(r'<pre id="page-errors".*?</pre>', dom, re.S).group(0)
+    board = re.search(r'<svg id="board"[^>]*>', dom).group(0)
+    expected_turn = data["frames"][frame_index(data["frames"], turn)]["turn"]
+    assert f'data-turn="{expected_turn}"' in board
+    drawn = int(re.search(r'data-drawn="(\d+)"', board).group(1))
+    assert drawn == stones_on_board(stored_turns(polar_run, 1), turn)
+    assert len(re.findall(r'class="stone"', dom)) == drawn
+
+
+def test_page_self_check_reports_a_script_error(chromium, polar_run, tmp_path):
+    rep = replay(polar_run, 1)
+    page = build_html(page_data(rep, frames(rep))).replace("function show(index) {", "function show(index) { undefinedCall();")
+    path = tmp_path / "broken.html"
+    path.write_text(page)
+    dom = dump_dom(chromium, file_url(path), tmp_path)
+    assert 'data-checked="errors"' in dom and "undefinedCall" in dom

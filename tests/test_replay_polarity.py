@@ -1,0 +1,109 @@
+"""Replays of Polarity games: they equal their stored rows, the trace has one
+frame per turns row with the discs the table says are on the mat, and the page
+draws those discs (and the red disc's face) with no script errors."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+import rules.polarity  # noqa: F401  (registers the game)
+from pipelines.replay import frames, replay
+from pipelines.replay_page import page_data, write_html, write_png
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+from rules.polarity.scenes import B, W, disc, episode, moved
+from rules.polarity.state import FaultGroup, Table, Tower
+from rules.polarity.physics import Geometry
+from rules.polarity.trace import frame, reacted
+from tests.chromium import chromium, dump_dom, file_url  # noqa: F401  (fixture)
+
+SMALL = {"foundations": 2, "stack_size": 4}  # short games: 4 setup discs, then a few turns
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    """Two small seeded games, replayed, with their frames."""
+    exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("aggressive", "cautious"), overrides=SMALL),),
+                     games=2, seed=3, shard_size=2)
+    uri = run_experiment(exp, str(tmp_path_factory.mktemp("runs")), workers=0).uri
+    reps = [replay(uri, g) for g in range(2)]
+    return [(rep, frames(rep)) for rep in reps]
+
+
+def test_every_polarity_game_of_a_sample_replays_to_its_stored_row_and_turns(games):
+    for g, (rep, _) in enumerate(games):
+        assert rep.reproduced, rep.failure_message()
+        assert rep.stored["game_index"] == g and rep.stored["status"] == "ok"
+        assert len(rep.stored_turns) >= 2 * SMALL["foundations"]
+
+
+def test_trace_has_one_frame_per_turns_row_with_the_stored_discs_on_the_mat(games):
+    for rep, fr in games:
+        assert len(fr) == len(rep.stored_turns)
+        for f, row in zip(fr, rep.stored_turns):
+            assert (f["turn"], f["phase"], f["outcome"]) == (row["turn"], row["phase"], row["outcome"])
+            on_mat = [b for b in f["bodies"] if not b["red"] and b["state"] not in ("out", "in_hand")]
+            assert len(on_mat) == row["discs_on_mat"] == f["discs_on_mat"]
+            assert f["scores"] == [row["score_0"], row["score_1"]]
+            assert f["stacks"] == [row["stack_0"], row["stack_1"]]
+            assert sum(len(t["ids"]) for t in f["towers"] if t["controller"] == 0) >= row["tower_discs_0"]
+        red = [b for b in fr[-1]["bodies"] if b["red"]]
+        assert len(red) == 1 and red[0]["up"] == (1 if rep.stored["red_orientation"] == "bar" else -1)
+
+
+def test_reacted_discs_are_every_disc_the_episode_moved_but_the_action_disc():
+    ep = episode([], action=9, new_contacts=[(3, 9), (4, 5)], fallen=[6], flipped=[6, 7],
+                 moved_diameters={8: 0.5, 2: 0.01, 9: 3.0}, out_of_bounds=[10], in_hand=[11])
+    assert reacted(ep) == [3, 4, 5, 6, 7, 8, 10, 11]
+    assert reacted(None) == []
+
+
+def test_a_frame_of_a_hand_made_scene_in_millimetres_and_degrees():
+    red = disc(0, 0, 0, B, red=True)
+    host = disc(1, 50, 0, W)
+    leaner = disc(2, 80, 0, W, "leaning", leaning_on=1)
+    tower = [disc(3, -60, 10, B, "stacked", tower=3, z_mm=3), disc(4, -60, 10, B, "stacked", tower=3, z_mm=9)]
+    table = Table(stacks=[3, 5], towers=[Tower(1, [3, 4])], pending=[FaultGroup(0, (5,))])
+    row = {"turn": 7, "seq": 9, "player": 0, "phase": "place", "outcome": "fault", "azimuth": math.pi / 2,
+           "base_distance": 0.03, "tilt": math.pi / 4, "azimuth_noisy": math.pi / 2, "base_distance_noisy": 0.031,
+           "tilt_noisy": math.pi / 4, "host": 1, "attempts": 2, "fault_kinds": "a,d", "discs_on_mat": 4,
+           "score_0": -3.0, "score_1": -3.0, "stack_0": 3, "stack_1": 5}
+    ep = episode([red, host, leaner, *tower], action=2, new_contacts=[(2, 3)])
+    f = frame(row, [tower[1], red, host, leaner, tower[0]], table, ep, Geometry())
+    assert [b["id"] for b in f["bodies"]] == [0, 1, 2, 3, 4]  # drawn bottom up
+    lean = f["bodies"][2]
+    assert (lean["x"], lean["state"], lean["leaning_on"], lean["tilt"]) == (80.0, "leaning", 1, 45.0)
+    assert f["intent"] == {"host": 1, "azimuth": 90.0, "base_distance": 30.0, "tilt": 45.0,
+                           "noisy": {"azimuth": 90.0, "base_distance": 31.0, "tilt": 45.0}}
+    assert f["fault_kinds"] == ["a", "d"] and f["reacted"] == [3]
+    assert f["towers"] == [{"controller": 1, "ids": [3, 4]}] and f["pending"] == [{"captor": 0, "ids": [5]}]
+    assert (f["circle_radius"], f["disc_radius"]) == (225.0, 16.0)
+    calm = frame(dict(row, outcome="placed", fault_kinds=""), [moved(leaner)], table, ep, Geometry())
+    assert calm["reacted"] == []  # only a fault's reactions are highlighted
+
+
+def test_polarity_page_at_each_turn_draws_the_discs_the_turns_table_has_on_the_mat(chromium, games, tmp_path):
+    rep, fr = games[0]
+    page = tmp_path / "game.html"
+    write_html(page_data(rep, fr), str(page))
+    turns = sorted({row["turn"] for row in rep.stored_turns})
+    for turn in (turns[0], turns[len(turns) // 2], turns[-1]):
+        dom = dump_dom(chromium, file_url(page, f"turn={turn}"), tmp_path)
+        assert 'data-checked="clean"' in dom, re.search(r'<pre id="page-errors".*?</pre>', dom, re.S).group(0)
+        board = re.search(r'<svg id="board"[^>]*>', dom).group(0)
+        last_row = [r for r in rep.stored_turns if r["turn"] == turn][-1]
+        assert f'data-turn="{turn}"' in board
+        assert int(re.search(r'data-drawn="(\d+)"', board).group(1)) == last_row["discs_on_mat"]
+        face = "bar" if rep.stored["red_orientation"] == "bar" else "dot"
+        assert f'class="red" data-face="{face}"' in dom
+
+
+def test_a_still_image_of_a_polarity_turn(games, tmp_path):
+    import matplotlib.image
+
+    rep, fr = games[1]
+    out = write_png(page_data(rep, fr), len(fr) // 2, str(tmp_path / "turn.png"))
+    assert matplotlib.image.imread(out).shape[0] > 300
