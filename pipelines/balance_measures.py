@@ -14,17 +14,18 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
   share of games ended by a safety limit (``SAFETY_LIMITS``).
 - ``length(scope)``: turns per finished game — mean with a normal 95 %
   interval, spread (sd, IQR, coefficient of variation), quantiles.
-- ``end_reasons(scope)``, ``failures(scope)``: counts, shares, an example error.
+- ``end_reasons(scope)``: count and share of each end reason (and, when
+  recorded, the rule that made a sudden end's loser lose: ``loser_cause``);
+  ``failures(scope)``: failed games by status, with an example error.
 """
 
 from __future__ import annotations
 
-import math
-
 from pipelines.scope import Scope
 from pipelines.stats.balance import balance as seat_balance
 from pipelines.stats.balance import first_player_advantage
-from pipelines.stats.interval import Interval, z_of
+from pipelines.distribution import describe
+from pipelines.stats.interval import Interval
 from pipelines.stats.proportion import score_rate, wilson
 from pipelines.stats.tally import Tally
 
@@ -50,25 +51,14 @@ SELECT {keys}
        count(*) FILTER (WHERE status = 'ok' AND winner = 0) AS seat0_wins,
        count(*) FILTER (WHERE status = 'ok' AND winner = 1) AS seat1_wins,
        count(*) FILTER (WHERE status = 'ok' AND winner = -1) AS draws,
-       count(*) FILTER (WHERE end_reason IN ({limits})) AS safety_limit
+       count(*) FILTER (WHERE end_reason IN ({limits})) AS safety_limited
 FROM games WHERE true {where}
-GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
-"""
-
-LENGTH_SQL = """
-SELECT {keys}
-       count(*) AS games, avg(n_turns) AS mean, stddev_samp(n_turns) AS sd,
-       min(n_turns) AS min, quantile_cont(n_turns, 0.1) AS p10,
-       quantile_cont(n_turns, 0.25) AS p25, quantile_cont(n_turns, 0.5) AS median,
-       quantile_cont(n_turns, 0.75) AS p75, quantile_cont(n_turns, 0.9) AS p90,
-       max(n_turns) AS max
-FROM games WHERE status = 'ok' {where}
 GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 """
 
 END_SQL = """
 SELECT *, games / sum(games) OVER ({partition}) AS share
-FROM (SELECT {keys} end_reason, count(*) AS games FROM games WHERE true {where} GROUP BY ALL)
+FROM (SELECT {keys} end_reason, {cause} count(*) AS games FROM games WHERE true {where} GROUP BY ALL)
 ORDER BY ALL
 """
 
@@ -120,7 +110,7 @@ def _balance_row(row: dict) -> dict:
     put(row, "first_player_adv", first_player_advantage(seat0, draws, seat1, LEVEL) if decided else None)
     put(row, "completion", share(seat0 + seat1, row["games"]))
     put(row, "draw", share(draws, finished))
-    put(row, "safety_limit", share(row["safety_limit"], row["games"]))
+    put(row, "safety_limit", share(row["safety_limited"], row["games"]))
     return row
 
 
@@ -130,23 +120,18 @@ def balance(scope: Scope) -> list[dict]:
     return [_balance_row(r) for r in scope.rows(sql)]
 
 
-def _mean_interval(row: dict) -> dict:
-    n, mean, sd = row["games"], row["mean"], row["sd"]
-    half = z_of(LEVEL) * sd / math.sqrt(n) if sd is not None and n > 1 else None
-    row["mean_lo"] = mean - half if half is not None else None
-    row["mean_hi"] = mean + half if half is not None else None
-    row["iqr"] = row["p75"] - row["p25"]
-    row["cv"] = sd / mean if sd is not None and mean else None
-    return row
-
-
 def length(scope: Scope) -> list[dict]:
-    sql = LENGTH_SQL.format(keys=scope.keys_sql(), where=scope.where_sql)
-    return [_mean_interval(r) for r in scope.rows(sql)]
+    rows = describe(scope, "n_turns", f"games WHERE status = 'ok' {scope.where_sql}", scope.keys_sql())
+    out = []
+    for row in rows:
+        spread = {"iqr": row["p75"] - row["p25"], "cv": row["sd"] / row["mean"] if row["sd"] and row["mean"] else None}
+        out.append({("games" if k == "n" else k): v for k, v in row.items()} | spread)
+    return out
 
 
 def end_reasons(scope: Scope) -> list[dict]:
-    sql = END_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, partition=scope.partition_sql())
+    cause = "loser_cause, " if scope.has("loser_cause") else ""
+    sql = END_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, partition=scope.partition_sql(), cause=cause)
     return scope.rows(sql)
 
 

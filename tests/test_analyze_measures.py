@@ -212,6 +212,15 @@ def test_polarity_win_rate_by_red_orientation_and_colour(tmp_path):
                    ("dot", "white"): (1, 2), ("dot", "black"): (1, 2)}
 
 
+def test_polarity_end_reasons_name_the_losing_rule(tmp_path):
+    games, turns = polarity_rows()
+    for g, cause in zip(games, (None, "R15", None)):
+        g["loser_cause"] = cause
+    rows = tables_of(write_run(tmp_path, games, turns))["end_reasons"]
+    got = {(r["end_reason"], r["loser_cause"]): (r["games"], r["share"]) for r in rows}
+    assert got == {("red_touched", "R15"): (1, pytest.approx(1 / 3)), ("stack_empty", None): (2, pytest.approx(2 / 3))}
+
+
 def test_polar_tables_are_left_out_of_other_games(tmp_path):
     games, turns = polarity_rows()
     tables = tables_of(write_run(tmp_path, games, turns))
