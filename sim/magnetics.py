@@ -66,9 +66,12 @@ from sim.magnetics_fields import cylinder_field_xyz, multipole_field_xyz, multip
 
 MU0 = 4e-7 * math.pi
 
-# tier switches: edge gap in units of the radius a, centre distance in diameters
-FINE_EDGE_GAP = (0.10, 0.14)
-COARSE_EDGE_GAP = (0.36, 0.44)
+# Near-field sampling rules of j's faces, densest first, and the edge gaps (in
+# units of the radius a) where each hands over to the next: below EDGE_GAP_BANDS[k][0]
+# rule k alone, across the band a blend of rules k and k + 1.
+NEAR_RULE_SIZES = ((6, 16), (4, 16), (3, 12), (2, 8))       # (radii, azimuths) per face
+EDGE_GAP_BANDS = ((0.12, 0.16), (0.25, 0.30), (0.55, 0.65))
+# centre distance bands, in diameters: near rules -> multipoles -> point dipoles
 MULTIPOLE_DISTANCE = (1.75, 2.0)
 DIPOLE_DISTANCE = (8.0, 10.0)
 
@@ -96,9 +99,9 @@ def centre_ring_rule(n_phi=6):
     return np.array(rows, dtype=np.float64)
 
 
-RULE_FINE = face_rule(6, 16)
-RULE_MEDIUM = face_rule(4, 10)
-RULE_COARSE = face_rule(2, 8)
+NEAR_RULES = np.vstack([face_rule(*size) for size in NEAR_RULE_SIZES])   # all rules, stacked
+NEAR_RULE_STARTS = np.cumsum([0] + [n * m for n, m in NEAR_RULE_SIZES])  # rule k: rows [k]..[k+1]
+EDGE_GAP_EDGES = np.array(EDGE_GAP_BANDS, dtype=np.float64)
 RULE_FAR = centre_ring_rule(6)
 
 
@@ -288,26 +291,26 @@ def _blend_into(w, first, second, out):
 
 
 @njit(cache=True)
+def _near_rule(k):
+    return NEAR_RULES[NEAR_RULE_STARTS[k]:NEAR_RULE_STARTS[k + 1]]
+
+
+@njit(cache=True)
 def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, out):
-    """Closed-form field of i on j's faces, rule picked (and blended) by edge gap."""
+    """Closed-form field of i on j's faces; the rule is picked (and blended with
+    the next sparser one across a band) by the edge gap."""
     g = edge_gap(ci, ni, cj, nj, a, b) / a
-    if g < COARSE_EDGE_GAP[0]:
-        lo, hi = FINE_EDGE_GAP
-        dense, sparse = RULE_FINE, RULE_MEDIUM
-    else:
-        lo, hi = COARSE_EDGE_GAP
-        dense, sparse = RULE_MEDIUM, RULE_COARSE
-    w = _smoothstep(g, lo, hi)
-    if w == 0.0:
-        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, dense, True, out)
-    elif w == 1.0:
-        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, sparse, True, out)
-    else:
-        first = np.empty(9)
-        second = np.empty(9)
-        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, dense, True, first)
-        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, sparse, True, second)
-        _blend_into(w, first, second, out)
+    k = 0
+    while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
+        k += 1
+    if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
+        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, out)
+        return
+    first = np.empty(9)
+    second = np.empty(9)
+    _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, first)
+    _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True, second)
+    _blend_into(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), first, second, out)
 
 
 @njit(cache=True)

@@ -339,7 +339,7 @@ def test_force_is_continuous_across_the_distance_switches(band):
         assert np.linalg.norm(above - below) <= 1e-6 * np.linalg.norm(below)
 
 
-@pytest.mark.parametrize("band", [mag.FINE_EDGE_GAP, mag.COARSE_EDGE_GAP])
+@pytest.mark.parametrize("band", mag.EDGE_GAP_BANDS)
 def test_force_is_continuous_across_the_edge_gap_switches(band):
     for edge in band:
         gap = edge * A
@@ -348,7 +348,7 @@ def test_force_is_continuous_across_the_edge_gap_switches(band):
         assert np.linalg.norm(above - below) <= 1e-6 * np.linalg.norm(below)
 
 
-@pytest.mark.parametrize("band", [mag.FINE_EDGE_GAP, mag.COARSE_EDGE_GAP, mag.MULTIPOLE_DISTANCE])
+@pytest.mark.parametrize("band", [*mag.EDGE_GAP_BANDS, mag.MULTIPOLE_DISTANCE])
 def test_no_work_is_gained_around_a_loop_through_a_switch(band):
     """∮ F_on_j · dr around a closed loop through a blend band is ~0: the switch
     injects no energy (work relative to the work done out and back)."""
