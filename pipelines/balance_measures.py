@@ -57,7 +57,7 @@ GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 """
 
 END_SQL = """
-SELECT *, games / sum(games) OVER ({partition}) AS share
+SELECT *, sum(games) OVER ({partition}) AS of_games
 FROM (SELECT {keys} end_reason, {cause} count(*) AS games FROM games WHERE true {where} GROUP BY ALL)
 ORDER BY ALL
 """
@@ -132,7 +132,11 @@ def length(scope: Scope) -> list[dict]:
 def end_reasons(scope: Scope) -> list[dict]:
     cause = "loser_cause, " if scope.has("loser_cause") else ""
     sql = END_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, partition=scope.partition_sql(), cause=cause)
-    return scope.rows(sql)
+    rows = scope.rows(sql)
+    for row in rows:
+        s = share(row["games"], int(row.pop("of_games")))
+        row.update(share=s.estimate, share_lo=s.low, share_hi=s.high)
+    return rows
 
 
 def failures(scope: Scope) -> list[dict]:

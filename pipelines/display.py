@@ -9,7 +9,7 @@ JSON and CSV keep the raw numbers and only tables and the report use this.
 
 from __future__ import annotations
 
-PERCENT_STEMS = ("balance",)
+PERCENT_STEMS = ("balance", "share")
 
 
 def number(value, percent: bool = False, digits: int = 3) -> str:

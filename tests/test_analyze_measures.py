@@ -219,6 +219,7 @@ def test_polarity_end_reasons_name_the_losing_rule(tmp_path):
     rows = tables_of(write_run(tmp_path, games, turns))["end_reasons"]
     got = {(r["end_reason"], r["loser_cause"]): (r["games"], r["share"]) for r in rows}
     assert got == {("red_touched", "R15"): (1, pytest.approx(1 / 3)), ("stack_empty", None): (2, pytest.approx(2 / 3))}
+    assert all(r["share_lo"] < r["share"] < r["share_hi"] for r in rows)
 
 
 def test_polar_tables_are_left_out_of_other_games(tmp_path):
