@@ -45,7 +45,9 @@ def margins(scope: Scope) -> list[dict]:
         return []
     rows = describe(scope, "abs(score_1 - score_0)", finished_games(scope), scope.keys_sql())
     signed = describe(scope, "score_0 - score_1", finished_games(scope), scope.keys_sql())
-    for row, s in zip(rows, signed):
+    signed = scope.by_group(signed)
+    for row in rows:
+        s = signed[scope.group_of(row)]
         row.update(seat0_margin=s["mean"], seat0_margin_lo=s["mean_lo"], seat0_margin_hi=s["mean_hi"])
     return rows
 
@@ -55,10 +57,12 @@ def passes(scope: Scope) -> list[dict]:
         return []
     rows = describe(scope, "n_passes", finished_games(scope), scope.keys_sql())
     early = scope.rows(
-        f"SELECT {scope.keys_sql()} count(*) FILTER (WHERE n_passes > 2) AS k, count(*) AS n "
+        f"SELECT {scope.keys_sql()} count(*) FILTER (WHERE n_passes > 2) AS k, count(n_passes) AS n "
         f"FROM {finished_games(scope)} GROUP BY ALL ORDER BY ALL"
     )
-    for row, e in zip(rows, early):
+    early = scope.by_group(early)
+    for row in rows:
+        e = early[scope.group_of(row)]
         put(row, "early_pass", share(e["k"], e["n"]))
     return rows
 

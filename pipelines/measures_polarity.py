@@ -68,7 +68,9 @@ def attempts(scope: Scope) -> list[dict]:
     rows = describe(scope, "t.attempts", _turn_rows(scope, "place"), scope.keys_sql())
     gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE t.outcome = 'gave_up') AS k "
                          f"FROM {_turn_rows(scope, 'place')} GROUP BY ALL ORDER BY ALL")
-    for row, g in zip(rows, gave_up):
+    gave_up = scope.by_group(gave_up)
+    for row in rows:
+        g = gave_up[scope.group_of(row)]
         put(row, "gave_up", share(g["k"], g["n"]))
     return rows
 
@@ -81,9 +83,9 @@ def conversions(scope: Scope) -> list[dict]:
     if scope.has("phase", "outcome", view="turns"):
         sql = CONVERT_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]),
                                  join=scope.join)
-        success = {tuple(r.get(k) for k in scope.game_keys()): r for r in scope.rows(sql)}
+        success = scope.by_group(scope.rows(sql))
         for row in rows:
-            s = success.get(tuple(row.get(k) for k in scope.game_keys()))
+            s = success.get(scope.group_of(row))
             put(row, "success", share(s["converted"], s["attempts"]) if s else None)
     return rows
 

@@ -88,6 +88,13 @@ class Scope:
         keys = list(extra) + [c for c in (self.by if seat_level else self.game_keys()) if c not in extra]
         return "".join(f"{prefix}{quote(k)}, " for k in keys)
 
+    def by_group(self, rows: list[dict]) -> dict[tuple, dict]:
+        """Rows of a per-game table indexed by their group key values."""
+        return {tuple(r.get(k) for k in self.game_keys()): r for r in rows}
+
+    def group_of(self, row: dict) -> tuple:
+        return tuple(row.get(k) for k in self.game_keys())
+
     def partition_sql(self, prefix: str = "") -> str:
         keys = self.game_keys()
         return ("PARTITION BY " + ", ".join(prefix + quote(k) for k in keys)) if keys else ""

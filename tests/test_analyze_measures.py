@@ -334,3 +334,14 @@ def test_one_connection_serves_several_scopes(tmp_path):
     first = measure(con)["decisiveness"]
     assert measure(con, where=["game_index!=0"])["decisiveness"][0]["games"] == 2
     assert measure(con)["decisiveness"] == first
+
+
+def test_runs_of_different_games_side_by_side_keep_their_own_measures(polar_run, tmp_path):
+    exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),), games=30, seed=2,
+                     shard_size=10)
+    toy_run = run_experiment(exp, str(tmp_path), workers=0).uri
+    con, _ = open_for_analysis([toy_run, polar_run])
+    tables = measure(con, by=["game"])
+    assert [(r["game"], r["games"]) for r in tables["balance"]] == [("polar", 80), ("toy", 30)]
+    assert [r["game"] for r in tables["passes"]] == ["polar"]  # the toy game records no passes
+    assert {r["game"] for r in tables["decisiveness"]} == {"polar", "toy"}
