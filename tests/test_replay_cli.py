@@ -94,3 +94,12 @@ def test_bad_input_is_one_line_and_exit_2(polar_run, tmp_path, args, message):
 def test_a_folder_that_is_not_a_run_is_exit_2(tmp_path):
     result = runner.invoke(app, ["replay", str(tmp_path / "nothing"), "--game", "0"])
     assert result.exit_code == 2 and "not a polsim run" in result.output
+
+
+def test_a_game_whose_shard_is_missing_is_exit_2(polar_run, tmp_path):
+    copy = str(tmp_path / "copy")
+    shutil.copytree(polar_run, copy)
+    (tmp_path / "copy" / "games" / "shard-00001.parquet").unlink()  # games 3..5
+    result = runner.invoke(app, ["replay", copy, "--game", "4"])
+    assert result.exit_code == 2 and "not stored yet" in result.output
+    assert runner.invoke(app, ["replay", copy, "--game", "6"]).exit_code == 0
