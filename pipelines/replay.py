@@ -4,11 +4,11 @@
 
 1. read the run's manifest and rebuild game ``game_index``'s ``GameSpec``
    from the experiment alone (``spec.game_specs``: seed, rules, seats);
-2. play that one game with the game's ``play_batch([spec])`` (through
+2. read the stored ``games`` row and ``turns`` rows of the game from the one
+   shard that holds it (the manifest's shard list says which);
+3. play that one game with the game's ``play_batch([spec])`` (through
    ``workers.shard.play``, as a worker does) and add the identity columns a
    worker adds;
-3. read the stored ``games`` row and ``turns`` rows of the game (duckdb over
-   the run, ``dataset.open_runs``);
 4. compare every column of the stored row but ``run_id`` with the replayed
    row, and every stored turns row column by column (exact equality: the
    games are deterministic, so any difference is a reproducibility failure).
@@ -30,10 +30,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import pyarrow.parquet as pq
+
 from pipelines import manifest as mf
-from pipelines.dataset import open_runs
 from pipelines.spec import game_specs
-from pipelines.storage import locate
+from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, UsageError, get_game
 from workers.shard import _identity_columns, _with_identity, play
 
@@ -121,20 +122,27 @@ def _turn_key(row: dict) -> tuple:
     return (row.get("turn", 0), row.get("seq", 0))
 
 
-def _dicts(cursor) -> list[dict]:
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+def _shard_of(manifest: dict, game_index: int) -> int:
+    for number, first, count in manifest["shards"]:
+        if first <= game_index < first + count:
+            return number
+    raise UsageError(f"game {game_index} is in no shard of run {manifest['run_id']}")
 
 
-def _stored_rows(uri: str, game_index: int) -> tuple[dict, list[dict]]:
-    con, _ = open_runs([uri])
-    games = _dicts(con.execute("SELECT * FROM games WHERE game_index = ?", [game_index]))
+def _read_rows(loc, game_index: int) -> list[dict]:
+    table = pq.read_table(loc.path, filesystem=loc.fs, filters=[("game_index", "=", game_index)])
+    return table.to_pylist()
+
+
+def _stored_rows(run, manifest: dict, game_index: int) -> tuple[dict, list[dict]]:
+    """The game's stored games row and turns rows, read from its own shard."""
+    name = SHARD_NAME.format(_shard_of(manifest, game_index))
+    games_file, turns_file = run.child("games", name), run.child("turns", name)
+    games = _read_rows(games_file, game_index) if exists(games_file) else []
     if not games:
-        raise UsageError(f"game {game_index} of {uri} is not stored yet (its shard is missing); "
+        raise UsageError(f"game {game_index} of {run.uri} is not stored yet (shard {name} is missing); "
                          f"finish the run with simulate --resume")
-    turns = []
-    if "turns" in {r[0] for r in con.execute("SELECT view_name FROM duckdb_views()").fetchall()}:
-        turns = _dicts(con.execute("SELECT * FROM turns WHERE game_index = ?", [game_index]))
+    turns = _read_rows(turns_file, game_index) if exists(turns_file) else []
     return games[0], sorted(turns, key=_turn_key)
 
 
@@ -146,13 +154,13 @@ def replay(run_uri: str, game_index: int) -> Replay:
     if not 0 <= game_index < exp.total_games:
         raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
                          f"0..{exp.total_games - 1}")
+    stored, stored_turns = _stored_rows(run, manifest, game_index)
     game_def = get_game(exp.game)
     ((cell, spec),) = game_specs(exp, game_index, 1)
     games, turns = play(game_def, [spec])
     games = _with_identity(games, _identity_columns(exp, manifest["run_id"], [cell], [spec], game_def.physics_version()))
     replayed = games.to_pylist()[0]
     replayed_turns = sorted((t for t in turns.to_pylist() if t.get("game_index") == game_index), key=_turn_key)
-    stored, stored_turns = _stored_rows(run_uri, game_index)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
                  stored, replayed, stored_turns, replayed_turns)
     rep.differences = row_differences(stored, replayed) + turns_differences(stored_turns, replayed_turns)
