@@ -62,7 +62,8 @@ import math
 import numpy as np
 from numba import njit
 
-from sim.magnetics_fields import cylinder_field_xyz, multipole_field_xyz, multipole_moments
+from sim.magnetics_fields import cylinder_field_at, multipole_field_at, multipole_moments
+from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
 
 MU0 = 4e-7 * math.pi
 
@@ -123,27 +124,17 @@ def _smoothstep(x, lo, hi):
 
 
 @njit(cache=True)
-def _perpendicular(nx, ny, nz):
+def _perpendicular(n):
     """A unit vector perpendicular to the unit n, from its smallest component."""
-    ax, ay, az = abs(nx), abs(ny), abs(nz)
+    ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
     if ax <= ay and ax <= az:
-        hx, hy, hz = 1.0, 0.0, 0.0
+        h = (1.0, 0.0, 0.0)
     elif ay <= az:
-        hx, hy, hz = 0.0, 1.0, 0.0
+        h = (0.0, 1.0, 0.0)
     else:
-        hx, hy, hz = 0.0, 0.0, 1.0
-    z = hx * nx + hy * ny + hz * nz
-    ex, ey, ez = hx - z * nx, hy - z * ny, hz - z * nz
-    norm = math.sqrt(ex * ex + ey * ey + ez * ez)
-    return ex / norm, ey / norm, ez / norm
-
-
-@njit(cache=True)
-def _in_plane(vx, vy, vz, n):
-    """Component of v perpendicular to the unit n, and its length."""
-    z = vx * n[0] + vy * n[1] + vz * n[2]
-    ex, ey, ez = vx - z * n[0], vy - z * n[1], vz - z * n[2]
-    return ex, ey, ez, math.sqrt(ex * ex + ey * ey + ez * ez)
+        h = (0.0, 0.0, 1.0)
+    e = in_plane(h, n)
+    return scale(1.0 / norm(e), e)
 
 
 @njit(cache=True)
@@ -151,143 +142,119 @@ def _target_frame(cs, ns, ct, nt):
     """Unit e, f spanning the target's face plane: e towards the source centre or,
     when the target's axis points at it, along the source's axis (both follow a
     rotation of the pair); for a coaxial pair any direction (all are equivalent)."""
-    d0, d1, d2 = cs[0] - ct[0], cs[1] - ct[1], cs[2] - ct[2]
-    e0, e1, e2, norm = _in_plane(d0, d1, d2, nt)
-    if norm <= 1e-9 * math.sqrt(d0 * d0 + d1 * d1 + d2 * d2):
-        e0, e1, e2, norm = _in_plane(ns[0], ns[1], ns[2], nt)
-        if norm <= 1e-9:
-            e0, e1, e2 = _perpendicular(nt[0], nt[1], nt[2])
-            norm = 1.0
-    e0, e1, e2 = e0 / norm, e1 / norm, e2 / norm
-    return e0, e1, e2, nt[1] * e2 - nt[2] * e1, nt[2] * e0 - nt[0] * e2, nt[0] * e1 - nt[1] * e0
+    d = sub(cs, ct)
+    e = in_plane(d, nt)
+    length = norm(e)
+    if length <= 1e-9 * norm(d):
+        e = in_plane(ns, nt)
+        length = norm(e)
+        if length <= 1e-9:
+            e = _perpendicular(nt)
+            length = 1.0
+    e = scale(1.0 / length, e)
+    return e, cross(nt, e)
 
 
 @njit(cache=True)
-def _to_circle(px, py, pz, cx, cy, cz, n, a):
-    """Nearest point to p on the circle (centre c, normal n, radius a)."""
-    vx, vy, vz = px - cx, py - cy, pz - cz
-    z = vx * n[0] + vy * n[1] + vz * n[2]
-    vx, vy, vz = vx - z * n[0], vy - z * n[1], vz - z * n[2]
-    norm = math.sqrt(vx * vx + vy * vy + vz * vz)
-    if norm <= 1e-12 * a:
-        vx, vy, vz = _perpendicular(n[0], n[1], n[2])
-        norm = 1.0
-    s = a / norm
-    return cx + s * vx, cy + s * vy, cz + s * vz
+def _to_circle(p, centre, n, a):
+    """Nearest point to p on the circle (centre, normal n, radius a)."""
+    v = in_plane(sub(p, centre), n)
+    length = norm(v)
+    if length <= 1e-12 * a:
+        return axpy(a, _perpendicular(n), centre)
+    return axpy(a / length, v, centre)
 
 
 @njit(cache=True)
-def _to_disc(px, py, pz, fx, fy, fz, m, a):
-    """Nearest point to p on the disc (centre f, normal m, radius a)."""
-    vx, vy, vz = px - fx, py - fy, pz - fz
-    z = vx * m[0] + vy * m[1] + vz * m[2]
-    vx, vy, vz = vx - z * m[0], vy - z * m[1], vz - z * m[2]
-    norm = math.sqrt(vx * vx + vy * vy + vz * vz)
-    if norm > a:
-        s = a / norm
-        vx, vy, vz = s * vx, s * vy, s * vz
-    return fx + vx, fy + vy, fz + vz
+def _to_disc(p, centre, m, a):
+    """Nearest point to p on the disc (centre, normal m, radius a)."""
+    v = in_plane(sub(p, centre), m)
+    length = norm(v)
+    if length > a:
+        return axpy(a / length, v, centre)
+    return add(centre, v)
 
 
 @njit(cache=True)
-def edge_gap(cs, ns, ct, nt, a, b):
+def _edge_gap(cs, ns, ct, nt, a, b):
     """Distance from the source's two rim circles to the target's two faces (m),
     by three rounds of alternating projection per circle-face combination."""
     best = math.inf
-    for si in range(2):
-        zs = b if si == 0 else -b
-        cx, cy, cz = cs[0] + zs * ns[0], cs[1] + zs * ns[1], cs[2] + zs * ns[2]
-        for ti in range(2):
-            zt = b if ti == 0 else -b
-            fx, fy, fz = ct[0] + zt * nt[0], ct[1] + zt * nt[1], ct[2] + zt * nt[2]
-            xx, xy, xz = _to_circle(fx, fy, fz, cx, cy, cz, ns, a)
+    for zs in (b, -b):
+        rim = axpy(zs, ns, cs)
+        for zt in (b, -b):
+            face = axpy(zt, nt, ct)
+            x = _to_circle(face, rim, ns, a)
             for _ in range(3):
-                yx, yy, yz = _to_disc(xx, xy, xz, fx, fy, fz, nt, a)
-                xx, xy, xz = _to_circle(yx, yy, yz, cx, cy, cz, ns, a)
-            yx, yy, yz = _to_disc(xx, xy, xz, fx, fy, fz, nt, a)
-            gap = math.sqrt((xx - yx) ** 2 + (xy - yy) ** 2 + (xz - yz) ** 2)
-            if gap < best:
-                best = gap
+                x = _to_circle(_to_disc(x, face, nt, a), rim, ns, a)
+            gap = norm(sub(x, _to_disc(x, face, nt, a)))
+            best = min(best, gap)
     return best
 
 
 @njit(cache=True)
-def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, exact, out):
-    """i's field on j's sampled face charges; out = F_on_j, T_on_i, T_on_j.
+def edge_gap(cs, ns, ct, nt, a, b):
+    """``_edge_gap`` for float64[3] arrays (m)."""
+    return _edge_gap(vec(cs), vec(ns), vec(ct), vec(nt), a, b)
+
+
+@njit(cache=True)
+def _balanced(ci, cj, f, tj):
+    """(F_on_j, T_on_i, T_on_j) with T_on_i = -(T_on_j + (cj - ci) × F_on_j)."""
+    return f, scale(-1.0, add(tj, cross(sub(cj, ci), f))), tj
+
+
+@njit(cache=True)
+def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, exact):
+    """i's field on j's sampled face charges: (F_on_j, T_on_i, T_on_j).
 
     exact: i's field in closed form; else its l = 1, 3, 5 multipoles."""
-    e0, e1, e2, f0, f1, f2 = _target_frame(ci, ni, cj, nj)
+    e, f = _target_frame(ci, ni, cj, nj)
     q1, q3, q5 = multipole_moments(a, b, br_i)
     face_charge = br_j / MU0 * math.pi * a * a
-    fx = fy = fz = 0.0
-    tx = ty = tz = 0.0
-    for side in range(2):
-        sign = 1.0 if side == 0 else -1.0
+    force = (0.0, 0.0, 0.0)
+    torque = (0.0, 0.0, 0.0)
+    for sign in (1.0, -1.0):
+        face = scale(sign * b, nj)
         for k in range(rule.shape[0]):
-            u = a * rule[k, 0] * rule[k, 1]
-            v = a * rule[k, 0] * rule[k, 2]
-            r0 = sign * b * nj[0] + u * e0 + v * f0
-            r1 = sign * b * nj[1] + u * e1 + v * f1
-            r2 = sign * b * nj[2] + u * e2 + v * f2
+            rho = a * rule[k, 0]
+            r = axpy(rho * rule[k, 1], e, axpy(rho * rule[k, 2], f, face))
+            p = add(cj, r)
             if exact:
-                bx, by, bz = cylinder_field_xyz(cj[0] + r0, cj[1] + r1, cj[2] + r2, ci, ni, a, b, br_i)
+                field = cylinder_field_at(p, ci, ni, a, b, br_i)
             else:
-                bx, by, bz = multipole_field_xyz(cj[0] + r0, cj[1] + r1, cj[2] + r2, ci, ni, q1, q3, q5)
-            q = sign * face_charge * rule[k, 3]
-            g0, g1, g2 = q * bx, q * by, q * bz
-            fx += g0
-            fy += g1
-            fz += g2
-            tx += r1 * g2 - r2 * g1
-            ty += r2 * g0 - r0 * g2
-            tz += r0 * g1 - r1 * g0
-    _write_balanced(ci, cj, fx, fy, fz, tx, ty, tz, out)
+                field = multipole_field_at(p, ci, ni, q1, q3, q5)
+            g = scale(sign * face_charge * rule[k, 3], field)
+            force = add(force, g)
+            torque = add(torque, cross(r, g))
+    return _balanced(ci, cj, force, torque)
 
 
 @njit(cache=True)
-def _write_balanced(ci, cj, fx, fy, fz, tx, ty, tz, out):
-    """out = F_on_j, T_on_i = -(T_on_j + (cj - ci) × F_on_j), T_on_j."""
-    d0, d1, d2 = cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]
-    out[0] = fx
-    out[1] = fy
-    out[2] = fz
-    out[3] = -(tx + (d1 * fz - d2 * fy))
-    out[4] = -(ty + (d2 * fx - d0 * fz))
-    out[5] = -(tz + (d0 * fy - d1 * fx))
-    out[6] = tx
-    out[7] = ty
-    out[8] = tz
-
-
-@njit(cache=True)
-def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, out):
+def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
     """Point dipoles at the centres: F_on_j, T_on_j = m_j × B_i(c_j), balanced T_on_i."""
     qi = br_i * 2.0 * math.pi * a * a * b            # μ0·|m_i|
     qj = br_j * 2.0 * math.pi * a * a * b
-    d0, d1, d2 = cj[0] - ci[0], cj[1] - ci[1], cj[2] - ci[2]
-    r = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-    u0, u1, u2 = d0 / r, d1 / r, d2 / r
-    ui = ni[0] * u0 + ni[1] * u1 + ni[2] * u2
-    uj = nj[0] * u0 + nj[1] * u1 + nj[2] * u2
-    ij = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2]
-    s = 3.0 * qi * qj / (4.0 * math.pi * MU0 * r ** 4)
-    fx = s * (ui * nj[0] + uj * ni[0] + (ij - 5.0 * ui * uj) * u0)
-    fy = s * (ui * nj[1] + uj * ni[1] + (ij - 5.0 * ui * uj) * u1)
-    fz = s * (ui * nj[2] + uj * ni[2] + (ij - 5.0 * ui * uj) * u2)
-    h = qi / (4.0 * math.pi * r ** 3)                 # B_i(c_j) = h (3 ui u - ni)
-    bx, by, bz = h * (3.0 * ui * u0 - ni[0]), h * (3.0 * ui * u1 - ni[1]), h * (3.0 * ui * u2 - ni[2])
-    mj = qj / MU0
-    tx = mj * (nj[1] * bz - nj[2] * by)
-    ty = mj * (nj[2] * bx - nj[0] * bz)
-    tz = mj * (nj[0] * by - nj[1] * bx)
-    _write_balanced(ci, cj, fx, fy, fz, tx, ty, tz, out)
+    d = sub(cj, ci)
+    r2 = dot(d, d)
+    inv_r = 1.0 / math.sqrt(r2)
+    u = scale(inv_r, d)
+    ui = dot(ni, u)
+    uj = dot(nj, u)
+    ij = dot(ni, nj)
+    s = 3.0 * qi * qj / (4.0 * math.pi * MU0) * (inv_r * inv_r) * (inv_r * inv_r)
+    force = scale(s, axpy(ui, nj, axpy(uj, ni, scale(ij - 5.0 * ui * uj, u))))
+    h = qi / (4.0 * math.pi) * inv_r * inv_r * inv_r          # B_i(c_j) = h (3 ui u - ni)
+    field = scale(h, axpy(3.0 * ui, u, scale(-1.0, ni)))
+    return _balanced(ci, cj, force, scale(qj / MU0, cross(nj, field)))
 
 
 @njit(cache=True)
-def _blend_into(w, first, second, out):
-    """out = (1 - w)·first + w·second (each balanced, so the blend is too)."""
-    for k in range(9):
-        out[k] = (1.0 - w) * first[k] + w * second[k]
+def _blend(w, first, second):
+    """(1 - w)·first + w·second, per vector (each balanced, so the blend is too)."""
+    return (axpy(1.0 - w, first[0], scale(w, second[0])),
+            axpy(1.0 - w, first[1], scale(w, second[1])),
+            axpy(1.0 - w, first[2], scale(w, second[2])))
 
 
 @njit(cache=True)
@@ -296,26 +263,42 @@ def _near_rule(k):
 
 
 @njit(cache=True)
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, out):
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
-    g = edge_gap(ci, ni, cj, nj, a, b) / a
+    g = _edge_gap(ci, ni, cj, nj, a, b) / a
     k = 0
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
+    dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True)
     if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
-        _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, out)
-        return
-    first = np.empty(9)
-    second = np.empty(9)
-    _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, first)
-    _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True, second)
-    _blend_into(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), first, second, out)
+        return dense
+    sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True)
+    return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
 
 
 @njit(cache=True)
-def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, out):
-    _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False, out)
+def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
+    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False)
+
+
+@njit(cache=True)
+def _pair(ci, ni, cj, nj, a, b, br_i, br_j):
+    """The tier chosen by centre distance (see the module docstring)."""
+    d = norm(sub(cj, ci)) / (2.0 * a)
+    if d >= DIPOLE_DISTANCE[1]:
+        return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
+    if d >= DIPOLE_DISTANCE[0]:
+        return _blend(_smoothstep(d, DIPOLE_DISTANCE[0], DIPOLE_DISTANCE[1]),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j),
+                      _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
+    if d >= MULTIPOLE_DISTANCE[1]:
+        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
+    if d >= MULTIPOLE_DISTANCE[0]:
+        return _blend(_smoothstep(d, MULTIPOLE_DISTANCE[0], MULTIPOLE_DISTANCE[1]),
+                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j)
 
 
 @njit(cache=True)
@@ -328,28 +311,10 @@ def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, out):
     flip of the axis is a flip of polarity); out: float64[9] written with
     F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m.
     Force on i is -F_on_j exactly."""
-    a = radius
-    b = 0.5 * thickness
-    diameter = 2.0 * radius
-    d = math.sqrt((cj[0] - ci[0]) ** 2 + (cj[1] - ci[1]) ** 2 + (cj[2] - ci[2]) ** 2) / diameter
-    if d >= DIPOLE_DISTANCE[1]:
-        _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, out)
-    elif d >= DIPOLE_DISTANCE[0]:
-        first = np.empty(9)
-        second = np.empty(9)
-        _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, first)
-        _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, second)
-        _blend_into(_smoothstep(d, DIPOLE_DISTANCE[0], DIPOLE_DISTANCE[1]), first, second, out)
-    elif d >= MULTIPOLE_DISTANCE[1]:
-        _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, out)
-    elif d >= MULTIPOLE_DISTANCE[0]:
-        first = np.empty(9)
-        second = np.empty(9)
-        _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, first)
-        _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, second)
-        _blend_into(_smoothstep(d, MULTIPOLE_DISTANCE[0], MULTIPOLE_DISTANCE[1]), first, second, out)
-    else:
-        _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, out)
+    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j)
+    for v in range(3):
+        for k in range(3):
+            out[3 * v + k] = result[v][k]
 
 
 def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j):

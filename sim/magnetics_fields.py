@@ -9,13 +9,13 @@ thickness b (m), remanence br (T).  Fields are in tesla.
 - ``cylinder_field_local(rho, z, a, b, br)``: exact (B_rho, B_z) at cylindrical
   coordinates (rho, z) relative to the centre, from Derby & Olbert (2010),
   eqs. for a finite solenoid, with Bulirsch's ``cel``.  Four ``cel`` calls.
-- ``cylinder_field(p, c, n, a, b, br, out)``: the same at a world point p.
-- ``multipole_moments(a, b, br)`` and ``multipole_field(p, c, n, q1, q3, q5, out)``:
+- ``cylinder_field_at(p, c, n, a, b, br)``: the same at a world point p
+  (3-tuples in and out; ``cylinder_field`` is its array form for tests).
+- ``multipole_moments(a, b, br)`` and ``multipole_field_at(p, c, n, q1, q3, q5)``:
   the far-field expansion in axial multipoles l = 1, 3, 5 (the even ones vanish
   by symmetry), B = (1/4π) Σ Q_l [((l+1)P_l + u P_l') r̂ - P_l' n] / r^(l+2),
   u = r̂·n; Q_1 = br·V is μ0 times the dipole moment.  Relative error of the
   truncation ~ (a/r)^6; valid only well outside the magnet (r >> a).
-- ``dipole_field(p, c, n, q1, out)``: the l = 1 term alone.
 
 Points exactly on a rim edge are a logarithmic singularity; the modulus is
 clamped there (the plastic shells keep magnets apart, so it is never met).
@@ -29,6 +29,7 @@ import math
 from numba import njit
 
 from sim.elliptic import cel_pair
+from sim.magnetics_vec import axpy, dot, norm, scale, sub, vec
 
 _KC_MIN = 1e-12          # clamp of the complementary modulus at a rim edge
 _RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
@@ -59,28 +60,15 @@ def cylinder_field_local(rho, z, a, b, br):
 
 
 @njit(cache=True)
-def cylinder_field(p, c, n, a, b, br, out):
-    """Exact B (T) at world point p of the magnet (c, n); written to out[3]."""
-    out[0], out[1], out[2] = cylinder_field_xyz(p[0], p[1], p[2], c, n, a, b, br)
-
-
-@njit(cache=True)
-def cylinder_field_xyz(px, py, pz, c, n, a, b, br):
-    """Exact (Bx, By, Bz) in T at world point (px, py, pz) of the magnet (c, n)."""
-    d0 = px - c[0]
-    d1 = py - c[1]
-    d2 = pz - c[2]
-    z = d0 * n[0] + d1 * n[1] + d2 * n[2]
-    r0 = d0 - z * n[0]
-    r1 = d1 - z * n[1]
-    r2 = d2 - z * n[2]
-    rho = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+def cylinder_field_at(p, c, n, a, b, br):
+    """Exact B (T) at world point p of the magnet (c, n); 3-tuples in and out."""
+    d = sub(p, c)
+    z = dot(d, n)
+    r = axpy(-z, n, d)
+    rho = norm(r)
     b_rho, b_z = cylinder_field_local(rho, z, a, b, br)
-    if rho > _RHO_AXIS:
-        s = b_rho / rho
-    else:
-        s = 0.0
-    return s * r0 + b_z * n[0], s * r1 + b_z * n[1], s * r2 + b_z * n[2]
+    s = b_rho / rho if rho > _RHO_AXIS else 0.0
+    return axpy(s, r, scale(b_z, n))
 
 
 @njit(cache=True)
@@ -96,22 +84,12 @@ def multipole_moments(a, b, br):
 
 
 @njit(cache=True)
-def multipole_field(p, c, n, q1, q3, q5, out):
-    """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; written to out[3]."""
-    out[0], out[1], out[2] = multipole_field_xyz(p[0], p[1], p[2], c, n, q1, q3, q5)
-
-
-@njit(cache=True)
-def multipole_field_xyz(px, py, pz, c, n, q1, q3, q5):
-    """(Bx, By, Bz) in T at (px, py, pz) of axial multipoles Q1, Q3, Q5 at c on axis n."""
-    d0 = px - c[0]
-    d1 = py - c[1]
-    d2 = pz - c[2]
-    r = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-    inv_r = 1.0 / r
-    u = (d0 * n[0] + d1 * n[1] + d2 * n[2]) * inv_r
+def multipole_field_at(p, c, n, q1, q3, q5):
+    """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; 3-tuples in and out."""
+    d = sub(p, c)
+    inv_r = 1.0 / norm(d)
+    u = dot(d, n) * inv_r
     u2 = u * u
-    p1 = u
     p3 = 0.5 * (5.0 * u2 - 3.0) * u
     p5 = 0.125 * ((63.0 * u2 - 70.0) * u2 + 15.0) * u
     dp3 = 0.5 * (15.0 * u2 - 3.0)
@@ -120,13 +98,16 @@ def multipole_field_xyz(px, py, pz, c, n, q1, q3, q5):
     s1 = q1 * inv_r2 * inv_r
     s3 = q3 * inv_r2 * inv_r2 * inv_r
     s5 = q5 * inv_r2 * inv_r2 * inv_r2 * inv_r
-    radial = _INV_4PI * (s1 * (2.0 * p1 + u) + s3 * (4.0 * p3 + u * dp3) + s5 * (6.0 * p5 + u * dp5))
+    radial = _INV_4PI * (3.0 * u * s1 + s3 * (4.0 * p3 + u * dp3) + s5 * (6.0 * p5 + u * dp5))
     axial = -_INV_4PI * (s1 + s3 * dp3 + s5 * dp5)
-    radial *= inv_r
-    return radial * d0 + axial * n[0], radial * d1 + axial * n[1], radial * d2 + axial * n[2]
+    return axpy(radial * inv_r, d, scale(axial, n))
 
 
-@njit(cache=True)
-def dipole_field(p, c, n, q1, out):
-    """B (T) at p of a point dipole μ0·m = q1·n at c; written to out[3]."""
-    multipole_field(p, c, n, q1, 0.0, 0.0, out)
+def cylinder_field(p, c, n, a, b, br, out):
+    """Array form of ``cylinder_field_at`` (for tests): B written to out[3]."""
+    out[:] = cylinder_field_at(vec(p), vec(c), vec(n), a, b, br)
+
+
+def multipole_field(p, c, n, q1, q3, q5, out):
+    """Array form of ``multipole_field_at`` (for tests): B written to out[3]."""
+    out[:] = multipole_field_at(vec(p), vec(c), vec(n), q1, q3, q5)

@@ -1,0 +1,59 @@
+"""3-vectors as tuples (x, y, z) of float64 for the magnetic kernels.
+
+Passed by value, so the kernels touch no arrays (no allocation, no reference
+counting) in their inner loops; every helper is inlined by numba.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+
+@njit(inline="always", cache=True)
+def vec(a):
+    """A float64[3] array as a tuple."""
+    return (a[0], a[1], a[2])
+
+
+@njit(inline="always", cache=True)
+def add(u, v):
+    return (u[0] + v[0], u[1] + v[1], u[2] + v[2])
+
+
+@njit(inline="always", cache=True)
+def sub(u, v):
+    return (u[0] - v[0], u[1] - v[1], u[2] - v[2])
+
+
+@njit(inline="always", cache=True)
+def scale(s, u):
+    return (s * u[0], s * u[1], s * u[2])
+
+
+@njit(inline="always", cache=True)
+def axpy(s, u, v):
+    """s·u + v."""
+    return (s * u[0] + v[0], s * u[1] + v[1], s * u[2] + v[2])
+
+
+@njit(inline="always", cache=True)
+def dot(u, v):
+    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+
+
+@njit(inline="always", cache=True)
+def cross(u, v):
+    return (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+
+
+@njit(inline="always", cache=True)
+def norm(u):
+    return math.sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2])
+
+
+@njit(inline="always", cache=True)
+def in_plane(v, n):
+    """The component of v perpendicular to the unit n."""
+    return axpy(-dot(v, n), n, v)
