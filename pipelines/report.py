@@ -29,6 +29,10 @@ from pipelines.report_data import ReportData, gather
 from pipelines.storage import locate, write_bytes_atomic
 
 
+FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat", "c": "c · a disc snaps to the hand",
+               "d": "d · a foundation or tower moves", "e": "e · a disc leaves the circle", "any": "any fault"}
+
+
 @dataclass
 class Section:
     id: str
@@ -171,7 +175,10 @@ def polarity(data: ReportData) -> Section | None:
     if not any(t.get(n) for n in ("faults", "red_colour", "seat_ends", "attempts")):
         return None
     sec = Section("polarity", "Polarity: faults, captures, towers and the red disc")
-    place = [r for r in t.get("faults", []) if r["phase"] == "place"]
+    order = list(FAULT_NAMES)
+    place = sorted((r for r in t.get("faults", []) if r["phase"] == "place"),
+                   key=lambda r: order.index(r["kind"]) if r["kind"] in order else len(order))
+    place = [{**r, "kind": FAULT_NAMES.get(r["kind"], r["kind"])} for r in place]
     if place:
         sec.plot("faults", _interval_plot(place, ["kind", *keys], "fault", "fault rate per placement", None),
                  "<b>Fault rate per placement by kind</b> (R6: a discs come to touch, b a leaner falls, c a disc "
