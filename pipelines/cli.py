@@ -16,11 +16,12 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from pipelines import analyze as analysis
+from pipelines import catalog
 from pipelines.dataset import open_runs
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, parse_sets
-from rules.base import StrategySpec, UsageError, all_games, get_game
+from rules.base import StrategySpec, UsageError, get_game
 
 app = typer.Typer(
     add_completion=False,
@@ -202,50 +203,33 @@ def analyze(
     print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 
+OnlyGameOpt = Annotated[Optional[str], typer.Option("--game", "-g", help="Only this game.")]
+
+
 @app.command()
-def variants(game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only this game.")] = None,
-             fmt: FormatOpt = Format.table) -> None:
-    """List every game's named variants with the knobs they set.
+def variants(game: OnlyGameOpt = None, fmt: FormatOpt = Format.table) -> None:
+    """List every game's named variants with the knobs they set, and every knob.
 
     Example: polsim variants --game polar
     """
     try:
-        games = {game: get_game(game)} if game else all_games()
+        found = catalog.games(game)
     except UsageError as exc:
         fail(str(exc))
-    rows = []
-    for name, g in sorted(games.items()):
-        defaults = g.rules_model().model_dump(mode="json")
-        for vname, rules in sorted(g.variants().items()):
-            values = rules.model_dump(mode="json")
-            changed = {k: v for k, v in values.items() if v != defaults.get(k)}
-            rows.append({"game": name, "variant": vname, "default": "yes" if vname == g.default_variant else "",
-                         "knobs": ", ".join(f"{k}={v}" for k, v in changed.items()) or "(defaults)",
-                         "hash": rules.variant_hash()})
-        rows.append({"game": name, "variant": "(knobs)", "default": "",
-                     "knobs": ", ".join(f"{k}={v}" for k, v in defaults.items()), "hash": ""})
-    print_tables({"variants": rows}, fmt, out_console)
+    print_tables({"variants": catalog.variant_rows(found), "knobs (--set key=value)": catalog.knob_rows(found)},
+                 fmt, out_console)
 
 
 @app.command()
-def strategies(game: Annotated[Optional[str], typer.Option("--game", "-g", help="Only this game.")] = None,
-               fmt: FormatOpt = Format.table) -> None:
+def strategies(game: OnlyGameOpt = None, fmt: FormatOpt = Format.table) -> None:
     """List every game's strategies with their parameters and defaults.
 
     Example: polsim strategies --game polar
     """
     try:
-        games = {game: get_game(game)} if game else all_games()
+        rows = catalog.strategy_rows(catalog.games(game))
     except UsageError as exc:
         fail(str(exc))
-    rows = []
-    for name, g in sorted(games.items()):
-        for sname, sdef in sorted(g.strategies.items()):
-            params = ", ".join(
-                f"{k}={f.default}" for k, f in sdef.params_model.model_fields.items()
-            )
-            rows.append({"game": name, "strategy": sname, "parameters": params or "(none)",
-                         "description": sdef.description})
     print_tables({"strategies": rows}, fmt, out_console)
 
 
