@@ -88,7 +88,9 @@ class Replay:
         listed = "; ".join(str(d) for d in self.differences[:MAX_LISTED])
         more = len(self.differences) - MAX_LISTED
         versions = [c for c in ("package_version", "physics_version") if any(d.column == c for d in self.differences)]
-        note = f" (the run was made by another {' and '.join(versions)})" if versions else ""
+        note = (f" (the run was made by another {' and '.join(versions)})" if versions else
+                " (same package and physics versions: the code changed without a version bump, or the game "
+                "is not deterministic)")
         return (f"REPRODUCIBILITY FAILURE: game {self.game_index} of {self.run_id} replayed differently from its "
                 f"stored row in {len(self.differences)} values{note}: {listed}" + (f"; and {more} more" if more > 0 else ""))
 
