@@ -100,6 +100,8 @@ def test_polar_page_at_a_turn_draws_the_stones_the_turns_table_has_on_the_board(
     drawn = int(re.search(r'data-drawn="(\d+)"', board).group(1))
     assert drawn == stones_on_board(stored_turns(polar_run, 1), turn)
     assert len(re.findall(r'class="stone"', dom)) == drawn
+    slider = re.search(r'<input id="slider"[^>]*>', dom).group(0)
+    assert f'max="{len(data["frames"]) - 1}"' in slider
 
 
 def test_page_self_check_reports_a_script_error(chromium, polar_run, tmp_path):
