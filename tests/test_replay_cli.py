@@ -103,3 +103,16 @@ def test_a_game_whose_shard_is_missing_is_exit_2(polar_run, tmp_path):
     result = runner.invoke(app, ["replay", copy, "--game", "4"])
     assert result.exit_code == 2 and "not stored yet" in result.output
     assert runner.invoke(app, ["replay", copy, "--game", "6"]).exit_code == 0
+
+
+def test_any_registered_game_replays_and_a_failed_game_reproduces_its_error(tmp_path):
+    import tests.toygame  # noqa: F401  (registers "toy": a game with no trace)
+
+    exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("crash:every=2", "fair")),),
+                     games=4, seed=9, shard_size=4)
+    uri = run_experiment(exp, str(tmp_path), workers=0).uri
+    failed = replay(uri, 2)
+    assert failed.reproduced and failed.stored["status"] == "error" and "crash" in failed.stored["error"]
+    assert replay(uri, 1).reproduced and replay(uri, 1).stored["status"] == "ok"
+    result = runner.invoke(app, ["replay", uri, "--game", "1", "--out", str(tmp_path / "toy.html")])
+    assert result.exit_code == 2 and "cannot be shown turn by turn" in result.output
