@@ -9,50 +9,58 @@ magnetic charge ±Br/μ0 (North face +).  For a pair (i, j):
 - the *source* i's field is evaluated exactly (Derby & Olbert closed form with
   Bulirsch's ``cel``, ``sim.magnetics_fields``);
 - the *target* j's two faces are sampled with an area-weighted polar rule
-  (Gauss-Legendre in (rho/a)^2 × equal azimuths, the azimuths measured from the
-  direction towards the source so that mirror-symmetric poses stay symmetric);
+  (Gauss-Legendre in (rho/a)^2 × equal azimuths, azimuths measured from the
+  direction towards i, so mirror-symmetric poses stay mirror-symmetric);
 - F_on_j = Σ q_k B_i(r_k), T_on_j = Σ (r_k - c_j) × q_k B_i(r_k); then
   F_on_i = -F_on_j exactly and T_on_i = -(T_on_j + (c_j - c_i) × F_on_j), so
-  linear and angular momentum balance to rounding.  F_on_j is the exact
-  gradient of the sampled interaction energy, so the force is conservative.
+  linear and angular momentum balance to rounding.  F_on_j is the gradient of
+  the sampled interaction energy (the force is conservative within a tier).
 
-Why: a point dipole is 19× too strong coaxially at contact and 5× too weak side
-by side (measured against magpylib), because the interaction near contact is
-dominated by the charges near the rims.  The charge model is exact for uniform
-magnetisation; its only error is the quadrature over j's faces, which is worst
-where a face of j passes close to a rim edge of i (the field there varies on
-the scale of that gap).
+Why: a point dipole is ~90× too strong coaxially and ~5× too weak side by side
+at 0.5 mm gap (magpylib), because near contact the charges near the rims
+dominate.  The charge model is exact for uniform magnetisation; its only error
+is the quadrature over j's faces, worst where a face of j passes close to a
+rim edge of i (i's field there varies on the scale of that gap).
 
-Tiers (chosen per pair; neighbouring tiers are blended with a C1 smoothstep
-over a band, so force and torque are continuous and no energy is injected):
+Tiers (per pair; neighbouring tiers are blended with a C1 smoothstep across a
+band, so force and torque are continuous and no energy is injected):
 
-=========  ===========================================  =======================
-tier       used when                                    target rule (per face)
-=========  ===========================================  =======================
-fine       edge gap g_e < 0.10 a (blend to 0.14 a)      6 radii × 16 azimuths
-medium     0.14 a ≤ g_e < 0.36 a (blend to 0.44 a)      4 × 10
-coarse     g_e ≥ 0.44 a and centre distance < 1.75 D    2 × 8
-multipole  1.75 D ≤ d < 8 D (blends 1.75-2 D, 8-10 D)   centre + ring of 6, with
-                                                        i's field as axial
-                                                        multipoles l = 1, 3, 5
-dipole     d ≥ 10 D                                     point dipoles
-=========  ===========================================  =======================
+===========  ==========================================  ========================
+tier         used when                                   j's faces sampled with
+===========  ==========================================  ========================
+near, 4      edge gap g_e below 0.12 a | 0.25 a |        6×16 | 4×16 | 3×12 | 2×8
+rules        0.55 a | beyond (bands 0.12-0.16,           (radii × azimuths per
+             0.25-0.30, 0.55-0.65 a), centre distance    face)
+             d < 1.75 D
+multipole    1.75 D ≤ d < 8 D (blends 1.75-2 D, 8-10 D)  centre + ring of 6, in
+                                                         i's axial multipoles
+                                                         l = 1, 3, 5
+dipole       d ≥ 10 D                                    point dipoles
+===========  ==========================================  ========================
 
-g_e ("edge gap") is the distance from i's two rim circles to j's two face
-discs, found by a few alternating projections (cheap, continuous in the pose);
-D = 2a.  Accuracy against magpylib (``tests/test_physics_magnetics.py``,
-25 × 4 mm, coaxial / side by side / 45° leaner, magnet gaps 0.5 mm to 4 D):
-force and torque within ~7 % at 0.5 mm gap, within ~2 % from 1.5 mm, and
-≤ 0.3 % beyond one diameter; the multipole tier is within 0.1 %, the dipole
-tier within ~1 % (its truncation error ~ (a/d)^2).  Cost per pair on one core
-(``benchmarks/bench_magnetics.py``): fine ~20 µs, medium ~9 µs, coarse
-~3.5 µs, multipole ~0.3 µs, dipole < 0.05 µs.  The shells keep real magnets
-≥ 2 mm apart (coaxial) and ≥ 7 mm (edge to edge), so play mostly uses the
-medium and coarse tiers.
+g_e ("edge gap", ``edge_gap``) is the distance from i's two rim circles to j's
+two face discs, found by alternating projections (cheap, continuous in the
+pose); D = 2a.  The rules and bands are module constants.
+
+Accuracy (``tests/test_physics_magnetics.py``; 25 × 4 mm, error = |ΔF|/|F|,
+torque error over the pair's larger torque):
+- against magpylib, coaxial / side by side / 45° leaner, gaps 0.5 mm to 4 D:
+  worst 6.4 % (45°, 0.5 mm), ≤ 3 % from 0.9 mm, ≤ 1 % from 1.6 mm;
+- random axes and directions against a converged 32 × 128 rule: worst ~10 %
+  at 0.5-2 mm, ~5 % at 2-4 mm, ~2 % beyond (median below 1 %);
+- multipole tier: field within 0.05 % at 2 D; dipole tier: truncation error
+  ~ (a/d)^2, ~2 % at 8 D, ~1 % at 10 D (the blend band).
+
+Cost per pair, one core (``benchmarks/bench_magnetics.py``, process time on a
+loaded machine): gap 0.5-1.5 mm ~20 µs, 2-7 mm ~10 µs, mixed below one
+diameter ~6 µs, multipole ~0.5 µs, dipole ~0.06 µs.  ~100 ns per sample
+(two ``cel_pair`` calls); the shells keep real magnets ≥ ~2 mm apart.
 
 Units: metres, tesla, newtons, newton-metres.  Arrays: centres and axes
 float64[3]; ``out`` float64[9] = F_on_j, T_on_i (about c_i), T_on_j (about c_j).
-Deterministic: fixed summation order, no fastmath.
+Inside the kernels vectors are 3-tuples (``sim.magnetics_vec``).
+Deterministic: fixed summation order, no fastmath.  Not meaningful for
+overlapping magnets (fields inside a magnet are μ0·H, not B).
 """
 
 from __future__ import annotations

@@ -175,6 +175,30 @@ def test_force_and_torque_match_magpylib_tilted_45_degrees(gap):
     assert max(relative_errors(kernel(cj, nj), ref)) < tolerance(gap)
 
 
+def support(n, u):
+    """Extent of a magnet with axis n from its centre along the unit u."""
+    c = abs(u @ n)
+    return B * c + A * math.sqrt(max(0.0, 1.0 - c * c))
+
+
+def test_near_field_matches_a_converged_rule_on_random_poses():
+    """Beyond the three arrangements: random axes and directions, magnets held
+    apart by a separating plane at 0.5 mm to one diameter (the gap is at least
+    that).  Reference: the same charge model with j's faces sampled 32 × 128."""
+    rng = np.random.default_rng(20261129)
+    reference_rule = mag.face_rule(32, 128)
+    errors = []
+    for gap in np.geomspace(0.0005, DIAMETER, 40):
+        ni, nj, u = (v / np.linalg.norm(v) for v in rng.normal(size=(3, 3)))
+        cj = (support(ni, u) + support(nj, u) + gap) * u
+        got = kernel(cj, nj, ni=ni)
+        ref = [np.array(v) for v in mag._sampled_pair(
+            (0.0, 0.0, 0.0), tuple(ni), tuple(cj), tuple(nj), A, B, BR, BR, reference_rule, True)]
+        errors.append(max(relative_errors(got, ref)))
+    assert max(errors) < 0.15
+    assert np.median(errors) < 0.02
+
+
 def test_point_dipole_is_far_off_near_contact_so_the_kernel_is_not_one():
     """The reason for the charge model: at 0.5 mm the dipole formula is many
     times too strong coaxially and several times too weak side by side."""
