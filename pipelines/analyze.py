@@ -20,6 +20,11 @@ for the per-seat tables); ``where`` filters are ``column=value`` /
 ``column!=value`` pairs whose values are passed to duckdb as parameters,
 never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
 prints (outcome, length, ends).
+
+Any duckdb connection with the ``games``/``seats`` (and ``turns``) views of
+``dataset.open_runs`` works; ``polsim analyze`` and ``polsim report`` use
+``fastscan.open_for_analysis``, the same views read by duckdb's own Parquet
+reader when the runs are on local disk.
 """
 
 from __future__ import annotations
