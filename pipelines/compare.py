@@ -45,7 +45,7 @@ from pipelines.stats.paired_proportion import difference as paired_difference
 from rules.base import UsageError
 
 COLUMNS = ("cell", "seed_index", "game_index", "game_seed", "strategy_0", "strategy_1", "winner",
-           "score_0", "score_1", "end_reason", "n_turns", "status", "variant_hash")
+           "score_0", "score_1", "end_reason", "n_turns", "status")
 
 
 @dataclass(frozen=True)
@@ -93,10 +93,6 @@ class Paired:
         table = np.zeros((2, 2), dtype=np.int64)
         np.add.at(table, ((self.winner_a == side).astype(int), (self.winner_b == side).astype(int)), 1)
         return table
-
-    def subset(self, mask: np.ndarray) -> "Paired":
-        arrays = {k: v[mask] for k, v in self.__dict__.items() if isinstance(v, np.ndarray)}
-        return Paired(**arrays, labels=self.labels, notes=self.notes)
 
 
 def focus_seats(seed_index: np.ndarray, self_play: np.ndarray) -> np.ndarray:
@@ -147,7 +143,7 @@ ORDER BY a.cell, a.seed_index
 """
 
 
-def _notes(n_a: int, n_b: int, joined: int, failed: int, exp: Experiment, names: tuple[str, str]) -> list[str]:
+def _notes(n_a: int, n_b: int, failed: int, exp: Experiment, names: tuple[str, str]) -> list[str]:
     notes = []
     total = exp.total_games
     for name, n in zip(names, (n_a, n_b)):
@@ -158,8 +154,8 @@ def _notes(n_a: int, n_b: int, joined: int, failed: int, exp: Experiment, names:
     return notes
 
 
-def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Paired:
-    """Pair the games of two runs; ``UsageError`` when they cannot be paired."""
+def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
+    """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
     con_a, (man_a,) = open_runs([baseline])
     con_b, (man_b,) = open_runs([candidate])
     exp_a, exp_b = mf.experiment_of(man_a), mf.experiment_of(man_b)
@@ -168,8 +164,7 @@ def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baselin
     con = duckdb.connect()
     con.register("a", con_a.sql(f"SELECT {cols} FROM games").to_arrow_table())
     con.register("b", con_b.sql(f"SELECT {cols} FROM games").to_arrow_table())
-    n_a = con.execute("SELECT count(*) FROM a").fetchone()[0]
-    n_b = con.execute("SELECT count(*) FROM b").fetchone()[0]
+    n_a, n_b = con.execute("SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b)").fetchone()
     rows = con.execute(JOIN_SQL).fetchnumpy()
     if len(rows["cell"]) == 0:
         raise UsageError(f"{names[0]} and {names[1]} have no game in common yet; finish the runs with --resume")
@@ -178,9 +173,14 @@ def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baselin
     if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
-    notes = _notes(n_a, n_b, len(ok), int((~ok).sum()), exp_a, names)
-    r = {k: np.asarray(v)[ok] for k, v in rows.items()}
-    self_play = np.array([c.matchup[0] == c.matchup[1] for c in exp_b.cells])[r["cell"].astype(int)]
+    notes = _notes(n_a, n_b, int((~ok).sum()), exp_a, names)
+    return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
+
+
+def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Paired:
+    """Pair the games of two runs; ``UsageError`` when they cannot be paired."""
+    r, notes, exp = _joined_rows(baseline, candidate, names)
+    self_play = np.array([c.matchup[0] == c.matchup[1] for c in exp.cells])[r["cell"].astype(int)]
     focus = focus_seats(r["seed_index"].astype(np.int64), self_play)
     return Paired(
         cell=r["cell"].astype(np.int64), seed_index=r["seed_index"].astype(np.int64),
@@ -190,7 +190,7 @@ def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baselin
         score_b=np.where(focus == 0, r["score0_b"], r["score1_b"]).astype(float),
         turns_a=r["turns_a"].astype(np.int64), turns_b=r["turns_b"].astype(np.int64),
         end_a=r["end_a"].astype(object), end_b=r["end_b"].astype(object),
-        labels=tuple(c.label() for c in exp_b.cells), notes=tuple(notes),
+        labels=tuple(c.label() for c in exp.cells), notes=tuple(notes),
     )
 
 
