@@ -150,6 +150,11 @@ def _draw_polarity(ax, f: dict) -> None:
                 level[b["tower"]] = k + 1
             ax.add_patch(Circle((b["x"] + 1.2 * k, b["y"] + 1.2 * k), a, facecolor=fill, edgecolor=edge[0],
                                 lw=edge[1], zorder=2 + 0.01 * k))
+    for g in f["pending"]:
+        for i in g["ids"]:
+            if i in by_id:
+                ax.add_patch(Circle((by_id[i]["x"], by_id[i]["y"]), a + 3, fill=False, edgecolor="#8e24aa",
+                                    lw=1.2, linestyle="--", zorder=5))
     for t in f["towers"]:
         bottom, top = by_id.get(t["ids"][0]), by_id.get(t["ids"][-1])
         if bottom and top:
