@@ -168,6 +168,65 @@ def _look(sprt: RegressionSPRT, baseline_uri: str, run_uri: str, batch: int, pla
     return Look(batch, played, paired.n, sprt.up.llr, sprt.down.llr, decision)
 
 
+def _plan(baseline: str, out: str, overrides: dict[str, Any], shard_size: int | None,
+          run_id: str | None) -> tuple[Experiment, str]:
+    """Step 1: the validated candidate experiment and its run id."""
+    base_manifest = mf.load(locate(baseline))
+    base_exp = mf.experiment_of(base_manifest)
+    cand = candidate_experiment(base_exp, overrides, shard_size)
+    validate(cand)
+    run_id = run_id or _default_run_id(base_manifest["run_id"], base_exp, cand)
+    if locate(out).child(run_id).uri == locate(baseline).uri:
+        raise UsageError(f"the candidate run {run_id} would replace the baseline; pass another --run-id or --out")
+    return cand, run_id
+
+
+def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment, baseline: str,
+                   batches: list[list[tuple]], workers: int | None, address: str | None,
+                   on_look: Callable[[Look], None] | None) -> int:
+    """Steps 4–5: play batch after batch until the SPRT decides; returns failed games."""
+    failed = 0
+    executor = None
+    exp_json = cand.model_dump_json()
+    try:
+        with _stop_on_signals():
+            if result.games_played:  # resumed: look at what is already there first
+                _record(result, _look(sprt, baseline, result.uri, 0, result.games_played), on_look)
+                if result.looks[-1].decision != "continue":
+                    return failed
+            for number, batch in enumerate(batches, start=1):
+                executor = executor or make_executor(workers, address)
+                tasks = [(exp_json, result.run_id, s, first, count, result.uri) for s, first, count in batch]
+                for summary in executor.run(tasks):
+                    result.games_played += summary.games
+                    failed += summary.failed
+                _record(result, _look(sprt, baseline, result.uri, number, result.games_played), on_look)
+                if result.looks[-1].decision != "continue":
+                    break
+    except (Interrupted, KeyboardInterrupt):
+        result.interrupted = True
+        result.notes.append("interrupted: finish with the same command and --resume")
+    finally:
+        if executor is not None:
+            executor.close()
+    return failed
+
+
+def _conclude(result: RegressResult, sprt: RegressionSPRT, baseline: str, alpha: float) -> None:
+    """The SPRT's decision and the fixed-sample verdict on every pair played."""
+    result.decision = {"changed": "changed", "unchanged": "unchanged"}.get(sprt.verdict, "undecided")
+    result.direction = sprt.direction
+    try:
+        paired = match_runs(baseline, result.uri)
+    except UsageError:
+        if not result.interrupted:
+            raise
+        return  # interrupted before a single pair was played
+    result.pairs = paired.n
+    result.verdict = verdict(paired, alpha)
+    result.changed = changed_games(paired, result.uri)
+
+
 def regress(
     baseline: str,
     out: str,
@@ -182,61 +241,22 @@ def regress(
     shard_size: int | None = None,
     on_look: Callable[[Look], None] | None = None,
 ) -> RegressResult:
+    """Steps 1–6 of the module docstring; ``on_look`` sees the state after every batch."""
     t0 = time.perf_counter()
     config = config or RegressConfig()
-    base_manifest = mf.load(locate(baseline))
-    base_exp = mf.experiment_of(base_manifest)
-    cand = candidate_experiment(base_exp, overrides or {}, shard_size)
-    validate(cand)
+    cand, run_id = _plan(baseline, out, overrides or {}, shard_size, run_id)
     notes = [golden_check(cand.game)]
-    run_id = run_id or _default_run_id(base_manifest["run_id"], base_exp, cand)
-    if locate(out).child(run_id).uri == locate(baseline).uri:
-        raise UsageError(f"the candidate run {run_id} would replace the baseline; pass another --run-id or --out")
     run, manifest, done = prepare_run(cand, out, run_id, resume, overwrite)
     max_games = min(config.max_games or cand.total_games, cand.total_games)
     already, batches = seed_order_batches(cand, done, config.batch_games, max_games)
     sprt = config.sprt()
     result = RegressResult(run_id, run.uri, "undecided", 0, already, 0, (sprt.up.lower, sprt.up.upper), notes=notes)
-    failed = 0
-    executor = None
-    try:
-        with _stop_on_signals():
-            if already:
-                _record(result, _look(sprt, baseline, run.uri, 0, already), on_look)
-            if result.looks and result.looks[-1].decision != "continue":
-                batches = []
-            executor = make_executor(workers, address) if batches else None
-            exp_json = cand.model_dump_json()
-            for number, batch in enumerate(batches, start=1):
-                tasks = [(exp_json, run_id, s, first, count, run.uri) for s, first, count in batch]
-                for summary in executor.run(tasks):
-                    result.games_played += summary.games
-                    failed += summary.failed
-                _record(result, _look(sprt, baseline, run.uri, number, result.games_played), on_look)
-                if result.looks[-1].decision != "continue":
-                    break
-    except (Interrupted, KeyboardInterrupt):
-        result.interrupted = True
-        notes.append("interrupted: finish with the same command and --resume")
-    finally:
-        if executor is not None:
-            executor.close()
-    result.decision = {"changed": "changed", "unchanged": "unchanged"}.get(sprt.verdict, "undecided")
-    result.direction = sprt.direction
-    try:
-        paired = match_runs(baseline, run.uri)
-    except UsageError:
-        if not result.interrupted:
-            raise
-        paired = None  # interrupted before a single pair was played
-    if paired is not None:
-        result.pairs = paired.n
-        result.verdict = verdict(paired, config.alpha)
-        result.changed = changed_games(paired, run.uri)
+    failed = _play_and_look(result, sprt, cand, baseline, batches, workers, address, on_look)
+    _conclude(result, sprt, baseline, config.alpha)
     result.status = "complete" if result.games_played >= cand.total_games else "incomplete"
     result.seconds = time.perf_counter() - t0
-    manifest.update(status=result.status, games_done=result.games_played,
-                    games_failed=manifest.get("games_failed", 0) + failed, seconds=round(result.seconds, 3),
+    manifest.update(status=result.status, games_done=result.games_played, games_failed=failed,
+                    seconds=round(result.seconds, 3),
                     regress={"baseline": baseline, "decision": result.decision, "direction": result.direction,
                              "pairs": result.pairs, "delta": config.delta, "alpha": config.alpha,
                              "beta": config.beta, "overrides": overrides or {}})

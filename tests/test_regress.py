@@ -173,3 +173,19 @@ def test_polarity_magnet_strength_change_is_flagged_by_compare_and_regress(tmp_p
     assert same.decision == "unchanged" and not same.verdict.significant
     assert compare_runs(base_uri, res.uri).verdict.significant
     assert np.isfinite(res.looks[-1].llr_up)
+
+
+def test_resumed_regress_looks_at_the_games_already_played_first(tmp_path):
+    base = baseline(tmp_path)
+    cfg = RegressConfig(batch_games=100)
+    first = regress(base, str(tmp_path / "cand"), overrides={"sides": 20}, config=cfg, workers=0)
+    again = regress(base, str(tmp_path / "cand"), overrides={"sides": 20}, config=cfg, workers=0, resume=True)
+    assert again.decision == first.decision == "changed"
+    assert again.games_played == first.games_played and [lk.batch for lk in again.looks] == [0]
+
+
+def test_game_limit_stops_an_undecided_regress(tmp_path):
+    base = baseline(tmp_path, matchup=("fair", "fair"))
+    res = regress(base, str(tmp_path / "cand"), overrides={"sides": 7},
+                  config=RegressConfig(batch_games=100, max_games=200, delta=0.01), workers=0)
+    assert res.decision == "undecided" and res.games_played == 200 and res.status == "incomplete"
