@@ -28,8 +28,8 @@ band, so force and torque are continuous and no energy is injected):
 ===========  ==========================================  ========================
 tier         used when                                   j's faces sampled with
 ===========  ==========================================  ========================
-near, 4      edge gap g_e below 0.12 a | 0.25 a |        6×16 | 4×16 | 3×12 | 2×8
-rules        0.55 a | beyond (bands 0.12-0.16,           (radii × azimuths per
+near, 4      edge gap g_e below 0.09 a | 0.25 a |        6×16 | 4×16 | 3×12 | 2×8
+rules        0.55 a | beyond (bands 0.09-0.12,           (radii × azimuths per
              0.25-0.30, 0.55-0.65 a), centre distance    face)
              d < 1.75 D
 multipole    1.75 D ≤ d < 8 D (blends 1.75-2 D, 8-10 D)  centre + ring of 6, in
@@ -45,15 +45,23 @@ pose); D = 2a.  The rules and bands are module constants.
 Accuracy (``tests/test_physics_magnetics.py``; 25 × 4 mm, error = |ΔF|/|F|,
 torque error over the pair's larger torque):
 - against magpylib, coaxial / side by side / 45° leaner, gaps 0.5 mm to 4 D:
-  worst 6.4 % (45°, 0.5 mm), ≤ 3 % from 0.9 mm, ≤ 1 % from 1.6 mm;
+  worst 6.4 % (45°, 0.5 mm), ≤ 4 % from 0.9 mm, ≤ 1 % from 2.9 mm;
 - random axes and directions against a converged 32 × 128 rule: worst ~10 %
   at 0.5-2 mm, ~5 % at 2-4 mm, ~2 % beyond (median below 1 %);
 - multipole tier: field within 0.05 % at 2 D; dipole tier: truncation error
   ~ (a/d)^2, ~2 % at 8 D, ~1 % at 10 D (the blend band).
 
+Conservation: within one rule the force is the gradient of the sampled energy,
+but j has no body-fixed azimuth, so the sampling frame turns with the pose, and
+the blends mix two rules: the work of force and torque around a closed loop of
+poses is ~0.5-2 % of the gross work for a 45° pair 1.5-2.5 mm apart, ~1e-4 at
+4-5 mm and negligible beyond.
+
 Cost per pair, one core (``benchmarks/bench_magnetics.py``, process time on a
 loaded machine): gap 0.5-1.5 mm ~20 µs, 2-7 mm ~10 µs, mixed below one
-diameter ~6 µs, multipole ~0.5 µs, dipole ~0.06 µs.  ~100 ns per sample
+diameter ~6 µs, multipole ~0.5 µs, dipole ~0.06 µs; at a = 13 mm a tower
+pair (coaxial, 2 mm) ~18 µs, flat shells touching (4 mm) ~8 µs, a 45° leaner
+3 mm off its host ~14 µs.  ~100 ns per sample
 (two ``cel_pair`` calls); the shells keep real magnets ≥ ~2 mm apart.
 
 Units: metres, tesla, newtons, newton-metres.  Arrays: centres and axes
@@ -79,7 +87,7 @@ MU0 = 4e-7 * math.pi
 # units of the radius a) where each hands over to the next: below EDGE_GAP_BANDS[k][0]
 # rule k alone, across the band a blend of rules k and k + 1.
 NEAR_RULE_SIZES = ((6, 16), (4, 16), (3, 12), (2, 8))       # (radii, azimuths) per face
-EDGE_GAP_BANDS = ((0.12, 0.16), (0.25, 0.30), (0.55, 0.65))
+EDGE_GAP_BANDS = ((0.09, 0.12), (0.25, 0.30), (0.55, 0.65))
 # centre distance bands, in diameters: near rules -> multipoles -> point dipoles
 MULTIPOLE_DISTANCE = (1.75, 2.0)
 DIPOLE_DISTANCE = (8.0, 10.0)
