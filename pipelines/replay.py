@@ -33,10 +33,9 @@ from typing import Any, Callable
 import pyarrow.parquet as pq
 
 from pipelines import manifest as mf
-from pipelines.spec import game_specs
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, UsageError, get_game
-from workers.shard import _identity_columns, _with_identity, play
+from workers.shard import play_games
 
 NOT_COMPARED = {"run_id"}
 MAX_LISTED = 12
@@ -157,12 +156,11 @@ def replay(run_uri: str, game_index: int) -> Replay:
         raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
                          f"0..{exp.total_games - 1}")
     stored, stored_turns = _stored_rows(run, manifest, game_index)
-    game_def = get_game(exp.game)
-    ((cell, spec),) = game_specs(exp, game_index, 1)
-    games, turns = play(game_def, [spec])
-    games = _with_identity(games, _identity_columns(exp, manifest["run_id"], [cell], [spec], game_def.physics_version()))
-    replayed = games.to_pylist()[0]
-    replayed_turns = sorted((t for t in turns.to_pylist() if t.get("game_index") == game_index), key=_turn_key)
+    played = play_games(exp, manifest["run_id"], game_index, 1)
+    (cell,), (spec,) = played.cells, played.specs
+    replayed = played.games.to_pylist()[0]
+    replayed_turns = sorted((t for t in played.turns.to_pylist() if t.get("game_index") == game_index),
+                            key=_turn_key)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
                  stored, replayed, stored_turns, replayed_turns)
     rep.differences = row_differences(stored, replayed) + turns_differences(stored_turns, replayed_turns)

@@ -132,6 +132,7 @@ class GameDef:
     play_batch: Callable[[list[GameSpec]], tuple[pa.Table, pa.Table]]
     physics_version: Callable[[], str] = field(default=lambda: "")
     default_variant: str = "standard"
+    trace: Callable[[GameSpec], list[dict]] | None = None  # positions after each turn, for replays
 
     def strategy(self, spec: StrategySpec) -> StrategyDef:
         try:

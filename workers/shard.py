@@ -121,10 +121,19 @@ def _with_identity(games: pa.Table, identity: dict) -> pa.Table:
     return out
 
 
-def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, run_uri: str) -> ShardSummary:
-    """Play global games ``first .. first+count-1`` and write shard ``shard`` of the run."""
-    t0 = time.perf_counter()
-    exp = Experiment.model_validate_json(exp_json)
+@dataclass(frozen=True)
+class Played:
+    """Games ``first .. first+count-1`` of a run, as they are written."""
+
+    games: pa.Table
+    turns: pa.Table
+    cells: list[int]
+    specs: list[GameSpec]
+    seconds_playing: float
+
+
+def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
+    """Play global games ``first .. first+count-1`` and add every identifying column."""
     game_def = get_game(exp.game)
     pairs = game_specs(exp, first, count)
     cells = [c for c, _ in pairs]
@@ -135,6 +144,14 @@ def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, r
     games = _with_identity(games, _identity_columns(exp, run_id, cells, specs, game_def.physics_version()))
     if turns.num_columns:
         turns = turns.add_column(0, "run_id", pa.array([run_id] * turns.num_rows, pa.string()))
+    return Played(games, turns, cells, specs, seconds_playing)
+
+
+def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, run_uri: str) -> ShardSummary:
+    """Play global games ``first .. first+count-1`` and write shard ``shard`` of the run."""
+    t0 = time.perf_counter()
+    played = play_games(Experiment.model_validate_json(exp_json), run_id, first, count)
+    games, turns, seconds_playing = played.games, played.turns, played.seconds_playing
     run = locate(run_uri)
     name = SHARD_NAME.format(shard)
     if turns.num_columns:
