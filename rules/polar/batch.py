@@ -49,7 +49,8 @@ from rules.polar.engine import END_REASONS, max_turns, play_games
 from rules.polar.model import PolarRules
 from rules.polar.policies import N_PARAMS
 from rules.polar.strategies import STRATEGIES, SeatCode
-from rules.seeds import stream_seed
+from rules.polar.rng import stream_seeds
+from rules.seeds import mix64, purpose_key
 
 COLOURS = pa.array(["black", "white"])
 _GAME_TYPES = (
@@ -70,38 +71,60 @@ def seat_code(spec: StrategySpec) -> SeatCode:
     return strategy.make(strategy.validate(spec))
 
 
+def _matchup_codes(rules: RulesBase, seats: tuple[StrategySpec, StrategySpec], cache: dict) -> tuple:
+    """(size, swap, mode, kinds, params) of one rules and seats combination."""
+    if rules not in cache:
+        cache[rules] = PolarRules.model_validate(rules.model_dump())
+    polar = cache[rules]
+    codes = []
+    for seat in seats:
+        if seat not in cache:
+            cache[seat] = seat_code(seat)
+        codes.append(cache[seat])
+    return (
+        polar.size, polar.swap, SCORE_MODES[polar.score_n],
+        [c.kind for c in codes], np.stack([c.vector() for c in codes]),
+    )  # fmt: skip
+
+
 def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
-    """The numba core's inputs for these specs (rules and strategies validated once each)."""
+    """The numba core's inputs for these specs.
+
+    Per game only attribute reads run in Python: games are grouped by the
+    identity of their rules and seat objects (the specs of a run share them),
+    each group is validated once, and the columns are filled by indexing.
+    """
     n = len(specs)
-    rules_of: dict[RulesBase, PolarRules] = {}
-    code_of: dict[StrategySpec, SeatCode] = {}
-    sizes = np.zeros(n, np.int32)
-    swaps = np.zeros(n, np.bool_)
-    modes = np.zeros(n, np.int32)
-    kinds = np.zeros((n, 2), np.int8)
-    params = np.zeros((n, 2, N_PARAMS), np.float64)
-    seeds = np.zeros((n, 2), np.int64)
+    group_of: dict[tuple[int, int, int], int] = {}
+    groups = []
+    group = np.empty(n, np.int64)
     for g, spec in enumerate(specs):
-        if spec.rules not in rules_of:
-            rules_of[spec.rules] = PolarRules.model_validate(spec.rules.model_dump())
-        rules = rules_of[spec.rules]
-        sizes[g], swaps[g], modes[g] = rules.size, rules.swap, SCORE_MODES[rules.score_n]
-        for seat in range(2):
-            if spec.seats[seat] not in code_of:
-                code_of[spec.seats[seat]] = seat_code(spec.seats[seat])
-            code = code_of[spec.seats[seat]]
-            kinds[g, seat] = code.kind
-            params[g, seat] = code.vector()
-            seeds[g, seat] = stream_seed(spec.seed, f"seat{seat}")
-    return {"sizes": sizes, "swaps": swaps, "modes": modes, "kinds": kinds, "params": params, "seeds": seeds}
+        key = (id(spec.rules), id(spec.seats[0]), id(spec.seats[1]))
+        slot = group_of.get(key)
+        if slot is None:
+            slot = group_of[key] = len(groups)
+            groups.append((spec.rules, spec.seats))
+        group[g] = slot
+    cache: dict = {}
+    size, swap, mode, kind, param = [list(col) for col in zip(*(_matchup_codes(r, seats, cache) for r, seats in groups))] or [[]] * 5
+    game_seeds = np.fromiter((s.seed for s in specs), np.int64, n)
+    seat_seeds = [stream_seeds(game_seeds, np.uint64(mix64(purpose_key(f"seat{seat}")))) for seat in range(2)]
+    return {
+        "sizes": np.array(size, np.int32)[group],
+        "swaps": np.array(swap, np.bool_)[group],
+        "modes": np.array(mode, np.int32)[group],
+        "kinds": np.array(kind, np.int8).reshape(-1, 2)[group],
+        "params": np.array(param, np.float64).reshape(-1, 2, N_PARAMS)[group],
+        "seeds": np.stack(seat_seeds, axis=1),
+    }
 
 
 def run_core(packed: dict[str, np.ndarray], record: bool = True):
     """Allocate the outputs, play the batch; return (games arrays, turns arrays trimmed)."""
     n = packed["sizes"].shape[0]
-    rows = int(sum(max_turns(int(s)) for s in packed["sizes"])) if record else 0
+    rows = int(max_turns(packed["sizes"].astype(np.int64)).sum()) if record else 0
     games = tuple(np.zeros(n, t) for t in _GAME_TYPES)
-    turns = tuple(np.zeros(rows, t) for t in _TURN_TYPES)
+    turns = tuple(np.empty(rows, t) for t in _TURN_TYPES)  # rows past ``used`` are never read
     used = play_games(
         packed["sizes"], packed["swaps"], packed["modes"], packed["kinds"], packed["params"],
         packed["seeds"], record, games, turns,

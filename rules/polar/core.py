@@ -210,6 +210,32 @@ def is_legal(st, n, nbr, p, c):
 
 
 @njit(cache=True)
+def legality(st, n, nbr, p):
+    """(Black may play on empty ``p``, White may): ``is_legal`` for both colours at the
+    price of one look at the neighbours."""
+    r0, s0, b0 = _neighbour_slot(st, n, nbr, p, 0, BLACK)
+    r1, s1, b1 = _neighbour_slot(st, n, nbr, p, 1, BLACK)
+    r2, s2, b2 = _neighbour_slot(st, n, nbr, p, 2, BLACK)
+    r3, s3, b3 = _neighbour_slot(st, n, nbr, p, 3, BLACK)
+    w0, w1, w2, w3 = r0 >= 0 and not b0, r1 >= 0 and not b1, r2 >= 0 and not b2, r3 >= 0 and not b3
+    e01, e02, e03 = r0 == r1, r0 == r2, r0 == r3
+    e12, e13, e23 = r1 == r2, r1 == r3, r2 == r3
+    first1 = not e01
+    first2 = not (e02 | e12)
+    first3 = not (e03 | e13 | e23)
+    base = 1 + s0 + first1 * s1 + first2 * s2 + first3 * s3
+    tb0 = b0 | (e01 & b1) | (e02 & b2) | (e03 & b3)
+    tb1 = b1 | (e12 & b2) | (e13 & b3)
+    tb2 = b2 | (e23 & b3)
+    tw0 = w0 | (e01 & w1) | (e02 & w2) | (e03 & w3)
+    tw1 = w1 | (e12 & w2) | (e13 & w3)
+    tw2 = w2 | (e23 & w3)
+    black = base - tb0 - first1 * tb1 - first2 * tb2 - first3 * b3
+    white = base - tw0 - first1 * tw1 - first2 * tw2 - first3 * w3
+    return black <= 2, white <= 2
+
+
+@njit(cache=True)
 def merged_counts(st, n, c, k, tmp):
     """(black, white, old black score, old white score) of the group c at p would make."""
     b = 1 if c == BLACK else 0

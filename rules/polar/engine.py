@@ -34,7 +34,6 @@ from rules.polar.core import (
     M_SCORE_W,
     M_TO_MOVE,
     WHITE,
-    count_legal,
     game_over,
     group_tally,
     legal_moves,
@@ -45,6 +44,7 @@ from rules.polar.core import (
     reset_state,
     winner_colour,
 )
+from rules.polar.legal_count import legal_row, n_legal, new_tracker, play_tracked, start_opening
 from rules.polar.mcts import new_tree, search, tree_capacity
 from rules.polar.policies import (
     C,
@@ -58,6 +58,7 @@ from rules.polar.policies import (
     greedy_move,
     n_openings,
     random_move,
+    random_move_flagged,
     random_opening,
 )
 from rules.polar.rng import below, seed_stream
@@ -79,8 +80,8 @@ TURN_FIELDS = (
 OPENING_CANDIDATES = 4
 
 
-def max_turns(size: int) -> int:
-    """Rows a game of this size may write to ``turns`` (cap plus the opening)."""
+def max_turns(size):
+    """Rows a game of this size may write to ``turns`` (cap plus the opening); sizes may be an array."""
     return 2 * size * size + 1
 
 
@@ -185,8 +186,12 @@ def _store_game(games, g, st, n, end, n_turns, passes, colour_0, chooser, a, b):
 
 
 @njit(cache=True)
-def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record, games, turns, row):
-    """Play game ``g`` of the batch into ``games[*][g]`` and ``turns`` from ``row``; return the next row."""
+def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, trk, record, games, turns, row):
+    """Play game ``g`` of the batch into ``games[*][g]`` and ``turns`` from ``row``; return the next row.
+
+    With ``record``, ``trk`` (``legal_count``) follows the game so that each
+    turn's ``n_legal`` is a read, not a scan of the board.
+    """
     n = size * size
     tmp = scratch[2]
     a, b = propose(size, st, n, nbr, mode, kinds[0], params[0], rngs[0], scratch)
@@ -195,6 +200,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record
     colour_0 = 1 - chooser
     black_seat = 0 if colour_0 == BLACK else 1
     if record:
+        start_opening(st, n, nbr, trk, a, b)
         _record(turns, row, g, 0, 0, colour_0, st, n, size, BLACK, a, b, n_openings(size))
         row += 1
     turn, passes, end = 1, 0, END_BOTH_PASSED
@@ -204,14 +210,21 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, record
             break
         c = st[6 * n + M_TO_MOVE]
         seat = black_seat if c == BLACK else 1 - black_seat
-        n_legal = count_legal(st, n, nbr, c) if record else 0
-        p = choose_move(st, n, nbr, kinds[seat], params[seat], rngs[seat], scratch)
-        play(st, n, nbr, p, tmp)
+        if kinds[seat] != RANDOM:
+            p = choose_move(st, n, nbr, kinds[seat], params[seat], rngs[seat], scratch)
+        elif record:
+            p = random_move_flagged(st, n, rngs[seat], trk, legal_row(n, c))
+        else:
+            p = random_move(st, n, nbr, c, rngs[seat], tmp)
         if p < 0:
             passes += 1
         if record:
-            _record(turns, row, g, turn, seat, colour_0, st, n, size, c, p, -1, n_legal)
+            mover_legal = n_legal(trk, n, c)
+            play_tracked(st, n, nbr, trk, p, tmp)
+            _record(turns, row, g, turn, seat, colour_0, st, n, size, c, p, -1, mover_legal)
             row += 1
+        else:
+            play(st, n, nbr, p, tmp)
         turn += 1
     _store_game(games, g, st, n, end, turn, passes, colour_0, chooser, a, b)
     return row
@@ -245,17 +258,19 @@ def play_games(sizes, swaps, modes, kinds, params, seeds, record, games, turns):
     last_size = -1
     st = new_state(1, 0)
     nbr = neighbour_table(1)
+    trk = new_tracker(1)
     for g in range(sizes.shape[0]):
         size = sizes[g]
         if size != last_size:
             st = new_state(size * size, modes[g])
             nbr = neighbour_table(size)
             scratch = (scratch[0], np.empty(st.shape[0], np.int32), scratch[2], scratch[3])
+            trk = new_tracker(size * size)
             last_size = size
         for seat in range(2):
             seed_stream(rngs[seat], seeds[g, seat])
         row = play_game(
-            g, size, swaps[g], modes[g], kinds[g], params[g], rngs, st, nbr, scratch, record,
+            g, size, swaps[g], modes[g], kinds[g], params[g], rngs, st, nbr, scratch, trk, record,
             games, turns, row,
         )
     return row

@@ -20,6 +20,8 @@ Uniform random move without listing the legal moves: draw empty points
 without replacement (swapping tried ones to the end of the empty list) until
 one is legal; the first legal point of a uniform random order is uniform over
 the legal points, and when all fail there is no legal move (P5: pass).
+``random_move_flagged`` makes the same draws but reads legality from flags
+kept by ``legal_count`` (used while turns are recorded, which keeps them).
 """
 
 from __future__ import annotations
@@ -52,6 +54,22 @@ def random_move(st, n, nbr, c, rng, tmp):
         i = below(rng, untried)
         p = st[4 * n + i]
         if is_legal(st, n, nbr, p, c):
+            return p
+        untried -= 1
+        swap_empties(st, n, i, untried)
+    return -1
+
+
+@njit(cache=True)
+def random_move_flagged(st, n, rng, legal, base):
+    """``random_move`` when legality is already known: ``legal[base + p]`` is 1 where the
+    mover may play. The same draws, the same point, the same reordering of the
+    empty list as ``random_move``; only the check is a read."""
+    untried = st[6 * n + M_EMPTIES]
+    while untried > 0:
+        i = below(rng, untried)
+        p = st[4 * n + i]
+        if legal[base + p]:
             return p
         untried -= 1
         swap_empties(st, n, i, untried)
