@@ -80,6 +80,9 @@ def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
     else:
         games = _play_rows(batch)
     rows = [g for g in games if g["status"] == "ok" and g["winner"] is not None]
+    if not rows:
+        return {"matchup": f"{a} vs {b}", "games": n, "decided_or_drawn": 0,
+                "ends": {e: [g["end_reason"] for g in games].count(e) for e in sorted({str(g["end_reason"]) for g in games})}}
     points = sum(1.0 if g["winner"] == (g["game_index"] % 2) else 0.5 if g["winner"] == -1 else 0.0 for g in rows)
     lo, hi = wilson(points, len(rows))
     return {
