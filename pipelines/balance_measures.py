@@ -58,12 +58,15 @@ GROUP BY ALL HAVING count(*) > 0 ORDER BY ALL
 
 END_SQL = """
 SELECT *, sum(games) OVER ({partition}) AS of_games
-FROM (SELECT {keys} end_reason, {cause} count(*) AS games FROM games WHERE true {where} GROUP BY ALL)
+FROM (SELECT {keys} end_reason, {cause} count(*) AS games,
+             arg_min(run_id, game_index) AS example_run, min(game_index) AS example_game
+      FROM games WHERE true {where} GROUP BY ALL)
 ORDER BY ALL
 """
 
 FAILURE_SQL = """
-SELECT {keys} status, count(*) AS games, any_value(error) AS example_error
+SELECT {keys} status, count(*) AS games, arg_min(error, game_index) AS example_error,
+       arg_min(run_id, game_index) AS example_run, min(game_index) AS example_game
 FROM games WHERE status <> 'ok' {where}
 GROUP BY ALL ORDER BY ALL
 """

@@ -190,10 +190,12 @@ def analyze(
     """
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
+    from pipelines.replay import point_at_games
 
     try:
-        con, _ = open_for_analysis(runs)
+        con, manifests = open_for_analysis(runs)
         tables = analysis.measure(con, by=by, where=where, groups=measures or None)
+        tables = point_at_games(tables, {m["run_id"]: uri for m, uri in zip(manifests, runs)})
         if table is not None:
             if table not in tables:
                 raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")

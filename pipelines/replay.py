@@ -98,6 +98,16 @@ def replay_command(run_uri: str, game_index: int) -> str:
     return f"polsim replay {run_uri} --game {game_index}"
 
 
+def point_at_games(tables: dict[str, list[dict]], uri_of: dict[str, str]) -> dict[str, list[dict]]:
+    """Replace each row's ``example_run``/``example_game`` with the command that replays it."""
+    for rows in tables.values():
+        for row in rows:
+            if "example_game" in row and "example_run" in row:
+                run, game = row.pop("example_run"), row.pop("example_game")
+                row["replay"] = replay_command(uri_of.get(run, run), game) if game is not None else None
+    return tables
+
+
 def same(a: Any, b: Any) -> bool:
     """Exact equality, with NaN equal to NaN."""
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):

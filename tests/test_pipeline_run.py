@@ -152,3 +152,13 @@ def test_analyze_where_values_are_parameters_not_sql(tmp_path):
 def test_analyze_of_a_folder_that_is_not_a_run_is_a_usage_error(tmp_path):
     res = runner.invoke(app, ["analyze", str(tmp_path)])
     assert res.exit_code == 2 and "not a polsim run" in res.output
+
+
+def test_analyze_points_at_failed_games_with_their_replay_command(tmp_path):
+    res = run_experiment(toy(games=12, matchup=("crash:every=4", "fair")), str(tmp_path), workers=0)
+    out = runner.invoke(app, ["analyze", res.uri, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    tables = json.loads(out.output)
+    (failure,) = tables["failures"]
+    assert failure["games"] == 3 and failure["replay"] == f"polsim replay {res.uri} --game 0"
+    assert all(r["replay"].startswith("polsim replay ") for r in tables["end_reasons"])
