@@ -101,3 +101,13 @@ def test_failed_games_are_left_out_of_the_pairs_and_said_so(tmp_path):
     result = compare_runs(a, b)
     assert result.verdict.n == 45  # games 0, 4, 8, ... failed in both runs
     assert any("15 pairs left out" in n for n in result.verdict.notes)
+
+
+def test_printed_replay_command_replays_the_changed_game(tmp_path):
+    if "replay" not in runner.invoke(app, ["--help"]).stdout:
+        pytest.skip("the replay command has not landed")
+    a, b = run(tmp_path, "a", games=40), run(tmp_path, "b", games=40, sides=12)
+    command = compare_runs(a, b).changed[0]["replay"]
+    assert command.startswith("polsim replay ")
+    res = runner.invoke(app, command.split()[1:])
+    assert res.exit_code == 0, res.output
