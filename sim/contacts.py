@@ -51,22 +51,35 @@ def point_force(depth, normal, vrel, spring, kn, cn, kt, ct, mus, muk, dt, frict
     fn = kn * depth - cn * vn
     if fn < 0.0:
         fn = 0.0
-    for k in range(3):
-        out[k] = fn * normal[k]
+    out[0], out[1], out[2] = fn * normal[0], fn * normal[1], fn * normal[2]
     if not friction:
         return fn
     sn = spring[0] * normal[0] + spring[1] * normal[1] + spring[2] * normal[2]
-    ft = np.empty(3)
-    for k in range(3):
-        vt = vrel[k] - vn * normal[k]
-        spring[k] = spring[k] - sn * normal[k] + vt * dt
-        ft[k] = -kt * spring[k] - ct * vt
-    ftn = np.sqrt(ft[0] ** 2 + ft[1] ** 2 + ft[2] ** 2)
+    vt0 = vrel[0] - vn * normal[0]
+    vt1 = vrel[1] - vn * normal[1]
+    vt2 = vrel[2] - vn * normal[2]
+    spring[0] += vt0 * dt - sn * normal[0]
+    spring[1] += vt1 * dt - sn * normal[1]
+    spring[2] += vt2 * dt - sn * normal[2]
+    f0 = -kt * spring[0] - ct * vt0
+    f1 = -kt * spring[1] - ct * vt1
+    f2 = -kt * spring[2] - ct * vt2
+    ftn = np.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
     if ftn > mus * fn:
         scale = muk * fn / ftn if ftn > 0 else 0.0
-        for k in range(3):
-            ft[k] *= scale
-            spring[k] = -ft[k] / kt
-    for k in range(3):
-        out[k] += ft[k]
+        f0, f1, f2 = f0 * scale, f1 * scale, f2 * scale
+        if kt > 0:
+            spring[0], spring[1], spring[2] = -f0 / kt, -f1 / kt, -f2 / kt
+    out[0] += f0
+    out[1] += f1
+    out[2] += f2
     return fn
+
+
+@njit(cache=True, fastmath=False)
+def power_m2(x, p):
+    """x ** (p - 2), by multiplication for the default p = 8 (hot in the contacts)."""
+    if p == 8.0:
+        x2 = x * x
+        return x2 * x2 * x2
+    return x ** (p - 2.0)

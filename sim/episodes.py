@@ -27,7 +27,7 @@ import numpy as np
 
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
-from sim.forces import magnetic_on, refresh_refs
+from sim.forces import magnetic_on, new_cache, refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.state import FLAT_TILT, classify, pairs_of
 from sim.world import World
@@ -140,28 +140,63 @@ def settle(world: World) -> Episode:
 
 def nominal_intent(world: World, host: int, azimuth: float, up: int | None = None,
                    tilt: float = np.pi / 4) -> Intent:
-    """The intent whose leaner balances at ``tilt``: the base distance at which
-    the magnetic torque about the base point (from every disc on the mat)
-    equals gravity's (the outermost balance point where the torque turns from
-    lifting to tipping inward, found on a 1 mm grid, then by bisection). ``up``
-    defaults to the host's colour (a leaner shows its owner's colour)."""
+    """The intent whose leaner balances near ``tilt``: a base distance where
+    the static torque about the base point (magnetic, from every disc on the
+    mat, plus gravity) is zero and restoring in tilt (leaning further in
+    lowers the torque: d torque / d tilt < 0). Crossings are found on a 1 mm
+    grid and refined by bisection. Preference: the outermost crossing (the
+    cushion side, away from the host's snap zone) at ``tilt``, then at tilts
+    2.5, 5, ... 15 degrees either side; then any stable crossing in the same
+    order (towers often balance only close in). Failing all, the pose of
+    strongest support at ``tilt``. ``up`` defaults
+    to the host's colour (a leaner shows its owner's colour)."""
     if up is None:
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params
-    clear = p.radius + p.thickness / np.tan(tilt) + 1e-3   # lower face clears the host edge
-    grid = clear + np.arange(0.0, 3.0 * p.radius, 1e-3)
-    torques = [_tip_torque(world, host, azimuth, bd, tilt, up) for bd in grid]
-    crossings = [k for k in range(len(grid) - 1) if torques[k] > 0 >= torques[k + 1]]
-    if not crossings:   # no balance point: the pose of strongest support
-        return Intent(host, azimuth, float(grid[int(np.argmax(torques))]), tilt, up)
-    lo, hi = grid[crossings[-1]], grid[crossings[-1] + 1]
-    for _ in range(30):
-        mid = 0.5 * (lo + hi)
-        if _tip_torque(world, host, azimuth, mid, tilt, up) > 0:
-            lo = mid
-        else:
-            hi = mid
-    return Intent(host, azimuth, float(0.5 * (lo + hi)), tilt, up)
+    stack = [i for i in np.nonzero(world.live)[0]
+             if np.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
+    top = max(world.pos[i, 2] for i in stack) + 0.5 * p.thickness
+    fallback = None
+    tilts = [tilt + np.radians(d) for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0,
+                                             -12.5, 12.5, -15.0, 15.0)]
+    found = {}
+    for outermost_only in (True, False):
+        for t in tilts:
+            if t not in found:
+                found[t] = _balance_points(world, host, azimuth, t, up, top)
+            grid, torques, crossings = found[t]
+            if fallback is None:
+                fallback = Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up)
+            for bd, stable in crossings[:1] if outermost_only else crossings:
+                if stable:
+                    return Intent(host, azimuth, bd, t, up)
+    return fallback
+
+
+def _balance_points(world, host, azimuth, t, up, top):
+    """Grid, torques and the zero crossings (outermost first) at tilt t, each
+    as (base distance, stable in tilt)."""
+    p = world.params
+    clear = p.radius + top / np.tan(t) + 1e-3   # lower face clears the host's top edge
+    grid = clear + np.arange(0.0, 6.0 * p.radius, 1e-3)
+    torques = [_tip_torque(world, host, azimuth, bd, t, up) for bd in grid]
+    crossings = []
+    for k in range(len(grid) - 2, -1, -1):
+        if (torques[k] > 0) == (torques[k + 1] > 0):
+            continue
+        lo, hi = grid[k], grid[k + 1]
+        for _ in range(30):
+            mid = 0.5 * (lo + hi)
+            if (_tip_torque(world, host, azimuth, mid, t, up) > 0) == (torques[k] > 0):
+                lo = mid
+            else:
+                hi = mid
+        bd = float(0.5 * (lo + hi))
+        step = np.radians(1.0)
+        slope = (_tip_torque(world, host, azimuth, bd, t + step, up)
+                 - _tip_torque(world, host, azimuth, bd, t - step, up))
+        crossings.append((bd, slope < 0))
+    return grid, torques, crossings
 
 
 def _tip_torque(world: World, host: int, azimuth: float, base_distance: float, tilt: float,
@@ -172,9 +207,9 @@ def _tip_torque(world: World, host: int, azimuth: float, base_distance: float, t
     centre, n_up, u = leaner_pose(w, host, azimuth, base_distance, tilt)
     i = w.add_body(centre, n_up * (1.0 if up >= 0 else -1.0))
     axis = np.array([normal_of(q) for q in w.quat])
-    out6 = np.empty(6)
+    out6 = np.zeros(6)
     magnetic_on(i, w.pos, axis, w.br, w.live, p.magnet_radius, p.magnet_thickness,
-                p.far_cutoff, out6)
+                p.far_cutoff, out6, *new_cache(len(w)), 0.0, 0.0)
     base = np.array([w.pos[host, 0], w.pos[host, 1], 0.0]) + base_distance * u
     r = centre - base
     force = out6[:3] + np.array([0.0, 0.0, -p.mass * p.gravity])

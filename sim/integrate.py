@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import cylinder_sdf, point_force
+from sim.contacts import cylinder_sdf, point_force, power_m2
 from sim.forces import magnetic_all, magnetic_on
 from sim.params import IDX
 
@@ -65,6 +65,7 @@ _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _WAKE, _WAKE_EVERY = IDX["wake_force"], IDX["wake_check_every"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
+_REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 
 
 @njit(cache=True, fastmath=False)
@@ -123,8 +124,8 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
     normal = np.array([0.0, 0.0, 1.0])
-    vp = np.empty(3)
-    f = np.empty(3)
+    vp = np.zeros(3)
+    f = np.zeros(3)
     dm = 0.0
     for k in range(wp.shape[1]):
         dm = max(dm, -wp[i, k, 2])
@@ -136,15 +137,17 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
     for k in range(wp.shape[1]):
         if wp[i, k, 2] < 0.0:
             x = -wp[i, k, 2] / dm
-            sp += x ** pw
-            sw += x ** (pw - 1.0)
+            xp2 = power_m2(x, pw)
+            sp += xp2 * x * x
+            sw += xp2 * x
     g = sp ** (2.0 / pw - 1.0)
     for k in range(wp.shape[1]):
         p = wp[i, k]
         if p[2] < 0.0:
             x = -p[2] / dm
-            ks = kn * g * x ** (pw - 2.0)
-            w = x ** (pw - 1.0) / sw
+            xp2 = power_m2(x, pw)
+            ks = kn * g * xp2
+            w = xp2 * x / sw
             point_velocity(vel, omega, pos, i, p, vp)
             point_force(-p[2], normal, vp, mat_spring[i, k], ks, cn * w, kt * w, ct * w,
                         P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
@@ -166,15 +169,19 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
     m, dt = P[_MASS], P[_DT]
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
     npts = wp.shape[1]
+    bound2 = a * a + hh * hh
     total = 0.0
-    nrm = np.empty(3)
+    nrm = np.zeros(3)
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         for k in range(npts):
             depth[side * npts + k] = 0.0
             if hit[b, k]:
                 continue
-            d = cylinder_sdf(wp[b, k], pos[o], axis[o], a, hh, nrm)
+            q = wp[b, k]
+            if (q[0] - pos[o, 0]) ** 2 + (q[1] - pos[o, 1]) ** 2 + (q[2] - pos[o, 2]) ** 2 > bound2:
+                continue
+            d = cylinder_sdf(q, pos[o], axis[o], a, hh, nrm)
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
@@ -186,18 +193,19 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
     for k in range(2 * npts):
         if depth[k] > 0.0:
             x = depth[k] / total
-            sp += x ** pw
-            sw += x ** (pw - 1.0)
+            xp2 = power_m2(x, pw)
+            sp += xp2 * x * x
+            sw += xp2 * x
     g = sp ** (2.0 / pw - 1.0)
     kn = P[_KD]
     meff = 0.5 * m if (dyn_i and dyn_j) else m
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
-    vb = np.empty(3)
-    vo = np.empty(3)
-    vrel = np.empty(3)
-    f = np.empty(3)
+    vb = np.zeros(3)
+    vo = np.zeros(3)
+    vrel = np.zeros(3)
+    f = np.zeros(3)
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         dyn_b, dyn_o = (dyn_i, dyn_j) if side == 0 else (dyn_j, dyn_i)
@@ -206,8 +214,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             if d <= 0.0:
                 continue
             x = d / total
-            ks = kn * g * x ** (pw - 2.0)
-            w = x ** (pw - 1.0) / sw
+            xp2 = power_m2(x, pw)
+            ks = kn * g * xp2
+            w = xp2 * x / sw
             hit[b, k] = True
             if disc_partner[b, k] != o:
                 disc_partner[b, k] = o
@@ -230,12 +239,12 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
 def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque):
     """Frictionless kinematic sphere (centre sp, velocity sv, radius rp) on disc i."""
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
-    normal = np.empty(3)
+    normal = np.zeros(3)
     d = cylinder_sdf(sp, pos[i], axis[i], a, hh, normal)
     if d >= rp:
         return False
     p = sp - d * normal
-    vi = np.empty(3)
+    vi = np.zeros(3)
     point_velocity(vel, omega, pos, i, p, vi)
     kn = 4.0 * P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * P[_MASS]) * P[_DAMP]
@@ -312,7 +321,7 @@ def sleep_islands(live, awake, still, cur, held, sleep_time, island):
     for i in range(n):
         if live[i] and awake[i] and (i == held or still[i] < sleep_time):
             ready[_root(island, i)] = False
-    roots = np.empty(n, np.int64)
+    roots = np.zeros(n, np.int64)
     for i in range(n):
         roots[i] = _root(island, i)
     for i in range(n):
@@ -325,7 +334,7 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
     through other lifted bodies, and touching no mat) go up with the hand:
     then the hand and they leave the world (``in_hand``). Else it drops."""
     n = live.shape[0]
-    stack = np.empty(n, np.int64)
+    stack = np.zeros(n, np.int64)
     top = 0
     stack[top] = hand
     top += 1
@@ -359,7 +368,8 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
 @njit(cache=True, fastmath=False)
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
-                   torque, cur, on_mat, wake_next, hit, depth, normals, touched):
+                   torque, cur, on_mat, wake_next, hit, depth, normals, touched, cache, key,
+                   valid):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
     n = pos.shape[0]
@@ -377,7 +387,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque)
+    magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
+                 cache, key, valid, P[_REUSE_P], P[_REUSE_A])
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
@@ -442,10 +453,13 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     normals = np.zeros((2 * npts, 3))
     island = np.zeros(n, np.int64)
     fresh = np.zeros(n, np.uint8)
+    cache = np.zeros((n, n, 9))
+    key = np.zeros((n, n, 9))
+    valid = np.zeros((n, n), np.uint8)
     pos0 = pos.copy()
-    out6 = np.empty(6)
-    hp = np.empty(3)
-    hv = np.empty(3)
+    out6 = np.zeros(6)
+    hp = np.zeros(3)
+    hv = np.zeros(3)
     sp = np.zeros(3)
     sv = np.zeros(3)
     held = hand >= 0
@@ -491,7 +505,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         # 2. forces at t (again if they woke someone: a sleeper had none)
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
-                       force, torque, cur, on_mat, wake_next, hit, depth, normals, touched)
+                       force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
+                       cache, key, valid)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -502,7 +517,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         if woke:
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
-                           force, torque, cur, on_mat, wake_next, hit, depth, normals, touched)
+                           force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
+                       cache, key, valid)
             wake_next[:] = 0
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
@@ -541,7 +557,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 awake[i] = 0
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
-                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6)
+                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
+                            P[_REUSE_P], P[_REUSE_A])
                 fref[i, :] = out6
         if step % wake_every == 0:
             for i in range(n):
@@ -556,7 +573,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                             break
                 if not close:
                     continue
-                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6)
+                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
+                            P[_REUSE_P], P[_REUSE_A])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
                 if df > wake_f or dtq > wake_f * a:

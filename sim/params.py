@@ -65,7 +65,7 @@ class PhysicsParams(BaseModel):
     rim_points: int = Field(24, description="samples per rim circle (three circles per disc)")
     chamfer: float = Field(8e-4, description="face rims drawn in by this (rounded edge), m")
     k_contact: float = Field(10000.0, description="stiffness of a body on the mat, N/m")
-    k_disc: float = Field(40000.0, description="stiffness of a disc-disc contact, N/m")
+    k_disc: float = Field(20000.0, description="stiffness of a disc-disc contact, N/m")
     contact_norm: float = Field(8.0, description="p of the contact potential K/2 (sum d^p)^(2/p)")
     contact_damping: float = Field(0.3, description="damping ratio of a contact")
     k_tangent_ratio: float = Field(0.3, description="tangential / normal stiffness")
@@ -90,6 +90,8 @@ class PhysicsParams(BaseModel):
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     far_cutoff: float = Field(0.20, description="magnetic pairs beyond this centre distance are ignored, m")
+    reuse_pos: float = Field(2e-6, description="magnetic pair result reused below this relative move, m")
+    reuse_axis: float = Field(1e-4, description="... and below this change of each axis (unit vectors)")
     settle_budget_s: float = Field(4.0, description="simulated seconds before step_budget")
     max_speed: float = Field(10.0, description="speed above which energy runs away, m/s")
 
@@ -112,6 +114,6 @@ PACKED = [
     "k_tangent_ratio", "k_disc", "contact_norm", "mu_static_mat", "mu_kinetic_mat", "mu_static_disc",
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
-    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed", "hold_time",
+    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

@@ -39,8 +39,8 @@ def touching_matrix(pos, quat, live, rim, radius, thickness, tol):
                 axis[i, c] = rot[i, c, 2]
     hh = 0.5 * thickness
     reach = 2.0 * np.sqrt(radius * radius + hh * hh) + tol
-    normal = np.empty(3)
-    p = np.empty(3)
+    normal = np.zeros(3)
+    p = np.zeros(3)
     for i in range(n):
         if not live[i]:
             continue
