@@ -292,6 +292,7 @@ def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():
     game = make_game([lean_ok, touch_red], setup=False)
     row, turns = game.play()
     assert (row["end_reason"], row["winner"], row["loser"], row["loser_cause"]) == ("red_touched", 0, 1, "R14")
+    assert row["n_turns"] == 4 + 2  # the turn that touched red counts
     assert turns[-1]["player"] == 1 and turns[-1]["red_touched"]
 
 

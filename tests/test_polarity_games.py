@@ -42,6 +42,7 @@ def check_books(game: dict, turns: list[dict], rules: PolarityRules):
         assert [t["stack_0"], t["stack_1"]] == stacks, t
         for s in (0, 1):
             assert t[f"score_{s}"] == t[f"tower_discs_{s}"] - t[f"stack_{s}"]
+    assert game["n_turns"] == len({t["turn"] for t in turns}) == turns[-1]["turn"] + 1
     assert [t["phase"] for t in turns[: 2 * rules.foundations]] == ["setup"] * 2 * rules.foundations
     assert turns[2 * rules.foundations]["player"] == 0  # R2: White moves first
 

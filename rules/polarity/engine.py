@@ -390,7 +390,8 @@ class Game:
         scores = [self.table.score(s, single) for s in (0, 1)]
         row = {
             "winner": winner(scores, over.loser, over.reason), "score_0": scores[0], "score_1": scores[1],
-            "end_reason": over.reason, "n_turns": self.turn, "status": "ok", "error": None,
+            "end_reason": over.reason, "n_turns": self.rows[-1]["turn"] + 1 if self.rows else 0,
+            "status": "ok", "error": None,
             "loser": over.loser, "loser_cause": over.cause or None,
             "red_orientation": self.red_orientation, "physics_version": physics_version(),
             "attempts_total": sum(self.counts["attempts"]), "physics_steps": self.steps, "sim_time": self.sim_time,
