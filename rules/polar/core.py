@@ -296,8 +296,14 @@ def place(st, n, nbr, p, c, tmp):
     root (and p) under the largest root; store the merged counts; add the
     merged group's score; take p off the empty list.
     """
-    m = 6 * n
     k, _ = neighbour_groups(st, n, nbr, p, c, tmp)
+    join_groups(st, n, p, c, k, tmp)
+
+
+@njit(cache=True)
+def join_groups(st, n, p, c, k, tmp):
+    """The rest of ``place`` once ``neighbour_groups`` has put p's k groups in ``tmp``."""
+    m = 6 * n
     b, w, old_b, old_w = merged_counts(st, n, c, k, tmp)
     root = p
     biggest = 0
@@ -322,13 +328,17 @@ def place(st, n, nbr, p, c, tmp):
 @njit(cache=True)
 def play(st, n, nbr, p, tmp):
     """The colour to move plays p, or passes when p < 0 (P3, P5)."""
-    m = 6 * n
-    c = st[m + M_TO_MOVE]
+    c = st[6 * n + M_TO_MOVE]
     if p >= 0:
         place(st, n, nbr, p, c, tmp)
-        st[m + M_PASSES] = 0
-    else:
-        st[m + M_PASSES] += 1
+    end_turn(st, n, c, p < 0)
+
+
+@njit(cache=True, inline="always")
+def end_turn(st, n, c, passed):
+    """Count a pass (or clear the count after a stone) and hand the move to the other colour."""
+    m = 6 * n
+    st[m + M_PASSES] = st[m + M_PASSES] + 1 if passed else 0
     st[m + M_TO_MOVE] = 1 - c
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rules.polar.core import EMPTY, M_TO_MOVE, legality, neighbour_groups, play
+from rules.polar.core import EMPTY, M_TO_MOVE, end_turn, join_groups, legality, neighbour_groups, play
 
 
 @njit(cache=True)
@@ -89,10 +89,9 @@ def _recheck_around(st, n, nbr, trk, p):
 
 
 @njit(cache=True, inline="always")
-def before_place(st, n, nbr, trk, p, c, tmp):
-    """Call just before colour ``c`` is placed on ``p``: link ``p`` into the rings of the
-    groups it joins; return True when only ``p``'s neighbours can change legality."""
-    k, sections = neighbour_groups(st, n, nbr, p, c, tmp)
+def _link(st, n, trk, p, k, sections, tmp):
+    """Link ``p`` into the rings of its ``k`` neighbouring groups (``tmp``, before the
+    stone is placed); return True when only ``p``'s neighbours can change legality."""
     trk[p] = p
     for j in range(k):
         _join(trk, p, tmp[j])
@@ -106,7 +105,7 @@ def before_place(st, n, nbr, trk, p, c, tmp):
 
 @njit(cache=True, inline="always")
 def after_place(st, n, nbr, trk, p, local):
-    """Call just after the stone on ``p`` is placed, with ``before_place``'s answer."""
+    """Re-check what the stone just placed on ``p`` can have changed (``local``: ``_link``'s answer)."""
     _occupy(trk, n, p)
     if local:
         _recheck_around(st, n, nbr, trk, p)
@@ -141,6 +140,9 @@ def play_tracked(st, n, nbr, trk, p, tmp):
     if p < 0:
         play(st, n, nbr, p, tmp)
         return
-    local = before_place(st, n, nbr, trk, p, st[6 * n + M_TO_MOVE], tmp)
-    play(st, n, nbr, p, tmp)
+    c = st[6 * n + M_TO_MOVE]
+    k, sections = neighbour_groups(st, n, nbr, p, c, tmp)
+    local = _link(st, n, trk, p, k, sections, tmp)
+    join_groups(st, n, p, c, k, tmp)
+    end_turn(st, n, c, False)
     after_place(st, n, nbr, trk, p, local)

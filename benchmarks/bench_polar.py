@@ -1,0 +1,232 @@
+"""Polar speed, core to command line: random vs random on 9x9 (issue 2 targets).
+
+Figures (games per second; ``cpu`` = per CPU-second of the processes doing
+the work, ``wall`` = per wall-clock second; on a shared machine trust ``cpu``):
+
+- ``core``: the numba batch call alone (``batch.run_core`` on packed specs,
+  compilation excluded by a warm-up, best of ``repeats``), one core; without
+  turn recording (``core_bare``) and with it (``core_recording``: turns rows
+  and ``n_legal``, which ``play_batch`` and every run need). The headline
+  "inside the numba core" is ``core_recording``: it is the work a run does.
+- ``play_batch``: specs in, Arrow tables out, in batches of ``shard_size``.
+- ``shard_path``: ``run_experiment`` with ``--workers 0`` (no Ray): what a
+  worker does per shard (specs, play_batch, identity columns, zstd Parquet),
+  one core, in this process.
+- ``e2e``: ``polsim simulate --game polar --variant polar-9 --strategies
+  random,random --games N --workers 2`` as a subprocess in a temp folder,
+  wall time from start to exit (``e2e_command_wall``, Ray start-up and the
+  closing summary included); and ``run_experiment`` called here with 2 Ray
+  workers: ``e2e_steady_wall`` = games / (seconds - seconds_startup), and
+  ``e2e_between_shards_wall`` = games after the first finished shard / time
+  to the last one. ``e2e_worker_cpu`` divides the games by the CPU the Ray
+  worker processes used (read from ``/proc`` every 0.2 s, so a little low)
+  and multiplies by 2: the rate 2 dedicated cores would give.
+- ``ratio_*``: an e2e figure / (2 x a one-core core figure); the issue asks
+  for ``ratio_steady_to_core_recording`` >= 0.7 (and in-core >= 20,000).
+
+Run: ``.venv/bin/python benchmarks/bench_polar.py [games]`` (prints JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from pipelines.cli import build_experiment  # noqa: E402
+from pipelines.runner import run_experiment  # noqa: E402
+from pipelines.spec import game_specs  # noqa: E402
+from rules.base import get_game  # noqa: E402
+from rules.polar.batch import pack_specs, run_core  # noqa: E402
+
+VARIANT = "polar-9"
+STRATEGIES = ["random", "random"]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _best(fn, repeats: int) -> tuple[float, float]:
+    """Best (CPU seconds, wall seconds) of ``repeats`` calls."""
+    cpu, wall = float("inf"), float("inf")
+    for _ in range(repeats):
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn()
+        cpu = min(cpu, time.process_time() - c0)
+        wall = min(wall, time.perf_counter() - w0)
+    return cpu, wall
+
+
+class TreeCpu:
+    """CPU seconds used by the processes under ``root`` (not ``root`` itself), polled
+    from ``/proc``; ``workers`` counts only Ray workers (command line ``ray::...``)."""
+
+    def __init__(self, root: int, every: float = 0.2):
+        self.root, self.every = root, every
+        self.seen: dict[int, tuple[float, bool]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self):
+        while not self._stop.is_set():
+            self.poll()
+            self._stop.wait(self.every)
+
+    def poll(self) -> None:
+        parent, cpu = {}, {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(name)
+            parent[pid] = int(fields[1])
+            cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
+        for pid, seconds in cpu.items():
+            p, depth = parent.get(pid), 0
+            while p not in (None, 0, 1, self.root) and depth < 20:
+                p, depth = parent.get(p), depth + 1
+            if p != self.root:
+                continue
+            was, is_worker = self.seen.get(pid, (0.0, False))
+            self.seen[pid] = (max(seconds, was), is_worker or self._is_worker(pid))
+
+    @staticmethod
+    def _is_worker(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                return f.read().startswith(b"ray::")
+        except OSError:
+            return False
+
+    @property
+    def total(self) -> float:
+        return sum(s for s, _ in self.seen.values())
+
+    @property
+    def workers(self) -> float:
+        return sum(s for s, w in self.seen.values() if w)
+
+
+def measure_core(games: int, repeats: int = 3) -> dict:
+    exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, None)
+    specs = [s for _, s in game_specs(exp, 0, games)]
+    packed = pack_specs(specs)
+    run_core(pack_specs(specs[:4]), record=True)  # compile or load the cache
+    run_core(pack_specs(specs[:4]), record=False)
+    bare = _best(lambda: run_core(packed, record=False), repeats)
+    recording = _best(lambda: run_core(packed, record=True), repeats)
+    polar = get_game("polar")
+    size = exp.shard_size
+    batches = [specs[i : i + size] for i in range(0, games, size)]
+    whole = _best(lambda: [polar.play_batch(b) for b in batches], 1)
+    return {
+        "core_bare_cpu": games / bare[0],
+        "core_bare_wall": games / bare[1],
+        "core_recording_cpu": games / recording[0],
+        "core_recording_wall": games / recording[1],
+        "play_batch_cpu": games / whole[0],
+        "play_batch_wall": games / whole[1],
+        "play_batch_size": size,
+    }
+
+
+def measure_shard_path(games: int, shard_size: int | None = None) -> dict:
+    exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
+    with tempfile.TemporaryDirectory() as out:
+        run_experiment(build_experiment("polar", VARIANT, STRATEGIES, [], 10, 1, None), out, workers=0)
+        c0, w0 = time.process_time(), time.perf_counter()
+        run_experiment(exp, out, workers=0)
+        cpu, wall = time.process_time() - c0, time.perf_counter() - w0
+    return {"shard_path_cpu": games / cpu, "shard_path_wall": games / wall, "shard_size": exp.shard_size}
+
+
+def measure_steady(games: int, workers: int = 2, shard_size: int | None = None) -> dict:
+    exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
+    marks = []
+    with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
+        result = run_experiment(exp, out, workers=workers, on_progress=lambda n: marks.append((time.perf_counter(), n)))
+        tree.poll()
+    after_first = sum(n for _, n in marks[1:])
+    span = marks[-1][0] - marks[0][0] if len(marks) > 1 else float("nan")
+    return {
+        "e2e_steady_wall": games / (result.seconds - result.seconds_startup),
+        "e2e_between_shards_wall": after_first / span,
+        "e2e_worker_cpu": workers * games / tree.workers if tree.workers else float("nan"),
+        "e2e_run_seconds": result.seconds,
+        "e2e_startup_seconds": result.seconds_startup,
+        "e2e_worker_cpu_seconds": tree.workers,
+        "e2e_tree_cpu_seconds": tree.total,
+    }
+
+
+def measure_command(games: int, workers: int = 2) -> dict:
+    cmd = [
+        os.path.join(os.path.dirname(sys.executable), "polsim"), "simulate", "--game", "polar",
+        "--variant", VARIANT, "--strategies", ",".join(STRATEGIES), "--games", str(games),
+        "--workers", str(workers),
+    ]  # fmt: skip
+    with tempfile.TemporaryDirectory() as out:
+        cpu0, w0 = _children_cpu(), time.perf_counter()
+        proc = subprocess.Popen(cmd + ["--out", out], cwd=out, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with TreeCpu(proc.pid) as tree:
+            _, err = proc.communicate()
+        wall, command_cpu = time.perf_counter() - w0, _children_cpu() - cpu0
+    if proc.returncode != 0:
+        raise RuntimeError(f"polsim simulate failed: {err.decode()[-500:]}")
+    return {
+        "e2e_command": " ".join(cmd + ["--out", "<tmp>"]),
+        "e2e_command_wall": games / wall,
+        "e2e_command_seconds": wall,
+        "e2e_command_worker_cpu_seconds": tree.workers,
+        "e2e_command_cpu_seconds": command_cpu,  # the polsim process and whatever of Ray it reaped
+    }
+
+
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measure(games: int = 100_000, workers: int = 2, command: bool = True) -> dict:
+    out = {"benchmark": "polar", "variant": VARIANT, "strategies": ",".join(STRATEGIES), "games": games,
+           "workers": workers, "headline_core": "core_recording_cpu"}
+    out.update(measure_core(games))
+    out.update(measure_shard_path(min(games, 20_000)))
+    out.update(measure_steady(games, workers))
+    if command:
+        out.update(measure_command(games, workers))
+    for core in ("core_recording_cpu", "core_bare_cpu"):
+        out[f"ratio_steady_to_{core}"] = out["e2e_steady_wall"] / (2 * out[core])
+        out[f"ratio_worker_cpu_to_{core}"] = out["e2e_worker_cpu"] / (2 * out[core])
+        if command:
+            out[f"ratio_command_to_{core}"] = out["e2e_command_wall"] / (2 * out[core])
+    return out
+
+
+def main() -> None:
+    games = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    print(json.dumps(measure(games), indent=2))
+
+
+if __name__ == "__main__":
+    main()
