@@ -2,9 +2,9 @@
 
 Times the numba batch call alone (``rules.polar.batch.run_core``: specs
 already packed, compilation excluded by a warm-up), without and with turn
-recording (recording also counts each mover's legal moves for ``n_legal``),
+recording (recording also keeps ``legal_count``'s tracker for ``n_legal``),
 and the whole ``play_batch`` (packing specs, seeding streams, building Arrow
-tables). Each figure is the best of ``repeats`` runs and is given per second
+tables). ``bench_polar.py`` has these figures and the end-to-end ones. Each figure is the best of ``repeats`` runs and is given per second
 of process CPU time (the core is single-threaded), so that other work on a
 shared machine inflates it less than wall time would; ``*_wall`` keys give
 the wall-clock figures too.

@@ -1,8 +1,9 @@
 """Polar (Dieter Stein): a grid placement game, RULES.md P1-P7.
 
 Modules, from the bottom up: ``rng`` (per-seat streams), ``core`` (the board
-array and its kernels: legality, placing, scoring), ``policies`` (random and
-greedy moves, openings), ``mcts`` (UCT search), ``engine`` (game and batch
+array and its kernels: legality, placing, scoring), ``legal_count`` (legal
+moves per colour kept move by move, for recorded turns), ``policies`` (random
+and greedy moves, openings), ``mcts`` (UCT search), ``engine`` (game and batch
 loops), ``batch`` (``play_batch``: specs in, Arrow tables out), ``model``
 (rules knobs and variants), ``strategies`` (parameter models), ``position``
 (a small Python ``Board`` over the same kernels, for tests and notebooks).

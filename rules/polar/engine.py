@@ -21,6 +21,12 @@ guard that never fires in play.
 
 A game reads nothing but its own inputs and streams (scratch arrays are reset
 per game), so its result does not depend on the rest of the batch.
+
+Recording costs little: ``n_legal`` is read from ``legal_count``'s tracker,
+which the recorded game keeps in step (``play_tracked``); a random seat then
+reads legality from the tracker's flags (``random_move_flagged``, the same
+draws). Random seats call ``random_move`` directly rather than through
+``choose_move``, whose scratch-tuple arguments cost more than the move.
 """
 
 from __future__ import annotations
