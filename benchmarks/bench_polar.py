@@ -20,9 +20,13 @@ the work, ``wall`` = per wall-clock second; on a shared machine trust ``cpu``):
   ``e2e_between_shards_wall`` = games after the first finished shard / time
   to the last one. ``e2e_worker_cpu`` divides the games by the CPU the Ray
   worker processes used (read from ``/proc`` every 0.2 s, so a little low)
-  and multiplies by 2: the rate 2 dedicated cores would give.
-- ``ratio_*``: an e2e figure / (2 x a one-core core figure); the issue asks
-  for ``ratio_steady_to_core_recording`` >= 0.7 (and in-core >= 20,000).
+  and multiplies by 2: the rate 2 dedicated cores would give;
+  ``e2e_worker_cpu_steady`` leaves out the workers' warm-up CPU (measured on
+  a 10-game-per-worker run).
+- ``ratio_<e2e>_to_<core>``: an e2e figure / (2 x a one-core figure). The
+  issue asks for ``headline_ratio`` (steady wall / core with recording)
+  >= 0.7 and for in-core >= 20,000 games/s. On a machine shared with other
+  work the wall figures fall and the ``cpu`` ratios are the fair reading.
 
 Run: ``.venv/bin/python benchmarks/bench_polar.py [games]`` (prints JSON).
 """
@@ -158,21 +162,34 @@ def measure_shard_path(games: int, shard_size: int | None = None) -> dict:
     return {"shard_path_cpu": games / cpu, "shard_path_wall": games / wall, "shard_size": exp.shard_size}
 
 
-def measure_steady(games: int, workers: int = 2, shard_size: int | None = None) -> dict:
+def _ray_run(games: int, workers: int, shard_size: int | None) -> tuple:
+    """(RunResult, shard finish marks, TreeCpu) of a run_experiment on local Ray."""
     exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
     marks = []
     with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
         result = run_experiment(exp, out, workers=workers, on_progress=lambda n: marks.append((time.perf_counter(), n)))
         tree.poll()
+    return result, marks, tree
+
+
+def measure_steady(games: int, workers: int = 2, shard_size: int | None = None) -> dict:
+    """Run with Ray in this process. ``e2e_worker_warmup_cpu_seconds``: worker CPU of a
+    run of one 10-game shard per worker (imports, numba cache loads, Ray's own work);
+    ``e2e_worker_cpu_steady`` leaves that out."""
+    warm, _, warm_tree = _ray_run(10 * workers, workers, 10)
+    result, marks, tree = _ray_run(games, workers, shard_size)
     after_first = sum(n for _, n in marks[1:])
     span = marks[-1][0] - marks[0][0] if len(marks) > 1 else float("nan")
+    steady_cpu = tree.workers - warm_tree.workers
     return {
         "e2e_steady_wall": games / (result.seconds - result.seconds_startup),
         "e2e_between_shards_wall": after_first / span,
         "e2e_worker_cpu": workers * games / tree.workers if tree.workers else float("nan"),
+        "e2e_worker_cpu_steady": workers * games / steady_cpu if steady_cpu > 0 else float("nan"),
         "e2e_run_seconds": result.seconds,
         "e2e_startup_seconds": result.seconds_startup,
         "e2e_worker_cpu_seconds": tree.workers,
+        "e2e_worker_warmup_cpu_seconds": warm_tree.workers,
         "e2e_tree_cpu_seconds": tree.total,
     }
 
@@ -216,10 +233,9 @@ def measure(games: int = 100_000, workers: int = 2, command: bool = True) -> dic
     if command:
         out.update(measure_command(games, workers))
     for core in ("core_recording_cpu", "core_bare_cpu"):
-        out[f"ratio_steady_to_{core}"] = out["e2e_steady_wall"] / (2 * out[core])
-        out[f"ratio_worker_cpu_to_{core}"] = out["e2e_worker_cpu"] / (2 * out[core])
-        if command:
-            out[f"ratio_command_to_{core}"] = out["e2e_command_wall"] / (2 * out[core])
+        for e2e in ("e2e_steady_wall", "e2e_worker_cpu", "e2e_worker_cpu_steady") + (("e2e_command_wall",) if command else ()):
+            out[f"ratio_{e2e}_to_{core}"] = out[e2e] / (workers * out[core])
+    out["headline_ratio"] = "ratio_e2e_steady_wall_to_core_recording_cpu"
     return out
 
 

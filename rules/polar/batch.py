@@ -106,15 +106,15 @@ def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
             groups.append((spec.rules, spec.seats))
         group[g] = slot
     cache: dict = {}
-    size, swap, mode, kind, param = [list(col) for col in zip(*(_matchup_codes(r, seats, cache) for r, seats in groups))] or [[]] * 5
+    codes = [_matchup_codes(rules, seats, cache) for rules, seats in groups]
     game_seeds = np.fromiter((s.seed for s in specs), np.int64, n)
     seat_seeds = [stream_seeds(game_seeds, np.uint64(mix64(purpose_key(f"seat{seat}")))) for seat in range(2)]
     return {
-        "sizes": np.array(size, np.int32)[group],
-        "swaps": np.array(swap, np.bool_)[group],
-        "modes": np.array(mode, np.int32)[group],
-        "kinds": np.array(kind, np.int8).reshape(-1, 2)[group],
-        "params": np.array(param, np.float64).reshape(-1, 2, N_PARAMS)[group],
+        "sizes": np.array([c[0] for c in codes], np.int32)[group],
+        "swaps": np.array([c[1] for c in codes], np.bool_)[group],
+        "modes": np.array([c[2] for c in codes], np.int32)[group],
+        "kinds": np.array([c[3] for c in codes], np.int8).reshape(-1, 2)[group],
+        "params": np.array([c[4] for c in codes], np.float64).reshape(-1, 2, N_PARAMS)[group],
         "seeds": np.stack(seat_seeds, axis=1),
     }
 

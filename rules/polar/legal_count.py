@@ -104,7 +104,7 @@ def _link(st, n, trk, p, k, sections, tmp):
 
 
 @njit(cache=True, inline="always")
-def after_place(st, n, nbr, trk, p, local):
+def _after_place(st, n, nbr, trk, p, local):
     """Re-check what the stone just placed on ``p`` can have changed (``local``: ``_link``'s answer)."""
     _occupy(trk, n, p)
     if local:
@@ -120,7 +120,8 @@ def after_place(st, n, nbr, trk, p, local):
 
 @njit(cache=True)
 def start_opening(st, n, nbr, trk, a, b):
-    """Track the position of ``engine.set_opening``: only the stones ``a`` and ``b``."""
+    """Track the position of ``engine.set_opening``: only the adjacent stones ``a`` and
+    ``b`` (P2), one group of two sections."""
     for p in range(n):
         trk[p] = p
         trk[n + p] = 1
@@ -145,4 +146,4 @@ def play_tracked(st, n, nbr, trk, p, tmp):
     local = _link(st, n, trk, p, k, sections, tmp)
     join_groups(st, n, p, c, k, tmp)
     end_turn(st, n, c, False)
-    after_place(st, n, nbr, trk, p, local)
+    _after_place(st, n, nbr, trk, p, local)
