@@ -7,8 +7,8 @@ Steps of ``regress``:
    is the same experiment with the ``--set`` knob overrides applied to every
    cell (a changed knob models a code change). Validate both.
 2. If the game has physics (a non-empty ``physics_version``), run the golden
-   scenes of ``sim.golden`` first and stop with ``GoldenSceneChanged`` if one
-   changed; skip with a note when that module has no check yet.
+   scenes of ``sim.golden`` first and stop with ``GoldenSceneChanged`` at the
+   first scene that changed (nothing is played or written).
 3. Create the candidate's run folder ``<out>/<run_id>`` like any run.
 4. Play its shards in batches of about ``batch_games`` games, in seed-index
    order (so every cell's first seeds come first), up to ``max_games``.
@@ -43,9 +43,6 @@ from pipelines.spec import Cell, Experiment, validate
 from pipelines.stats.sprt import RegressionConfig, RegressionSPRT, difference_counts
 from pipelines.storage import locate
 from rules.base import UsageError, get_game
-
-GOLDEN_CHECKS = ("check_all", "check_scenes", "check", "verify_all", "verify")
-
 
 class GoldenSceneChanged(Exception):
     """A golden physics scene no longer gives its recorded outcome."""
@@ -138,23 +135,27 @@ def seed_order_batches(exp: Experiment, done: set[int], batch_games: int, max_ga
 
 
 def golden_check(game: str) -> str:
-    """Run the physics golden scenes if the game has physics; a note on what was done."""
+    """Run the physics golden scenes if the game has physics; a note on what was done.
+
+    Uses ``sim.golden``: ``SCENES`` (scene names) and ``differences(name)``
+    (what changed, empty when the scene still gives its recorded outcome).
+    Stops at the first changed scene (fail fast)."""
     if not get_game(game).physics_version():
         return f"golden scenes: {game} has no physics; skipped"
     try:
         module = importlib.import_module("sim.golden")
     except ModuleNotFoundError:
         return "golden scenes: sim.golden not found; skipped"
-    check = next((getattr(module, n) for n in GOLDEN_CHECKS if callable(getattr(module, n, None))), None)
-    if check is None:
-        return "golden scenes: sim.golden has no check function yet; skipped"
-    try:
-        outcome = check()
-    except (AssertionError, Exception) as exc:  # noqa: BLE001 - any failure of a scene stops the regress
-        raise GoldenSceneChanged(f"golden physics scene changed: {exc}") from None
-    if outcome is False or (isinstance(outcome, (list, tuple, dict, set)) and outcome):
-        raise GoldenSceneChanged(f"golden physics scenes changed: {outcome}")
-    return f"golden scenes: sim.golden.{check.__name__} passed"
+    scenes, differences = getattr(module, "SCENES", None), getattr(module, "differences", None)
+    if scenes is None or not callable(differences):
+        return "golden scenes: sim.golden has no SCENES / differences(name); skipped"
+    for name in scenes:
+        problems = differences(name)
+        if problems:
+            more = f" (and {len(problems) - 1} more differences)" if len(problems) > 1 else ""
+            raise GoldenSceneChanged(f"golden physics scene {name!r} changed: {problems[0]}{more}; "
+                                     "if meant, bump PHYSICS_VERSION and run python -m sim.golden --regenerate")
+    return f"golden scenes: all {len(scenes)} unchanged"
 
 
 def _default_run_id(base_run_id: str, baseline: Experiment, candidate: Experiment) -> str:

@@ -104,29 +104,26 @@ def toy_with_physics(monkeypatch):
     monkeypatch.setitem(base._GAMES, "toy", dataclasses.replace(base._GAMES["toy"], physics_version=lambda: "t-1"))
 
 
-def _fake_golden(monkeypatch, check):
+def _fake_golden(monkeypatch, changed=()):
     module = types.ModuleType("sim.golden")
-    module.check_all = check
+    module.SCENES = ["two_discs", "lone_flat", "domino"]
+    module.differences = lambda name: ["fallen: recorded [], now [3]"] if name in changed else []
     monkeypatch.setitem(sys.modules, "sim.golden", module)
 
 
 def test_changed_golden_scene_fails_fast_with_exit_1_before_any_game(tmp_path, monkeypatch, toy_with_physics):
     base_uri = baseline(tmp_path, games=100)
-
-    def check_all():
-        raise AssertionError("scene 'two discs snap' changed")
-
-    _fake_golden(monkeypatch, check_all)
+    _fake_golden(monkeypatch, changed=("lone_flat",))
     res = runner.invoke(app, ["regress", base_uri, "--out", str(tmp_path / "cand"), "--workers", "0"])
-    assert res.exit_code == 1 and "golden physics scene changed" in res.stderr
+    assert res.exit_code == 1 and "golden physics scene 'lone_flat' changed: fallen" in res.stderr
     assert not os.path.exists(tmp_path / "cand")
 
 
-def test_passing_golden_scenes_are_noted(monkeypatch, toy_with_physics):
-    _fake_golden(monkeypatch, lambda: [])
-    assert "passed" in golden_check("toy")
-    _fake_golden(monkeypatch, lambda: ["scene 3"])
-    with pytest.raises(GoldenSceneChanged):
+def test_unchanged_golden_scenes_are_noted(monkeypatch, toy_with_physics):
+    _fake_golden(monkeypatch)
+    assert golden_check("toy") == "golden scenes: all 3 unchanged"
+    _fake_golden(monkeypatch, changed=("domino",))
+    with pytest.raises(GoldenSceneChanged, match="domino"):
         golden_check("toy")
 
 
