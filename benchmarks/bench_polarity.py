@@ -78,7 +78,12 @@ def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
             chunks = pool.map(_play_rows, [batch[k::workers] for k in range(workers)])
             games = sorted((g for c in chunks for g in c), key=lambda g: g["game_index"])
     else:
-        games = _play_rows(batch)
+        games = []
+        for spec in batch:  # one at a time, a line each, so a long run can be read as it goes
+            games += _play_rows([spec])
+            g = games[-1]
+            print(json.dumps({k: g[k] for k in ("game_index", "winner", "score_0", "score_1", "end_reason")}),
+                  file=sys.stderr, flush=True)
     rows = [g for g in games if g["status"] == "ok" and g["winner"] is not None]
     if not rows:
         return {"matchup": f"{a} vs {b}", "games": n, "decided_or_drawn": 0,
