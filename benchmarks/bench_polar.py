@@ -167,7 +167,10 @@ def _ray_run(games: int, workers: int, shard_size: int | None) -> tuple:
     exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
     marks = []
     with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
-        result = run_experiment(exp, out, workers=workers, on_progress=lambda n: marks.append((time.perf_counter(), n)))
+        def finished(n: int) -> None:
+            marks.append((time.perf_counter(), n))
+
+        result = run_experiment(exp, out, workers=workers, on_progress=finished)
         tree.poll()
     return result, marks, tree
 
@@ -232,8 +235,9 @@ def measure(games: int = 100_000, workers: int = 2, command: bool = True) -> dic
     out.update(measure_steady(games, workers))
     if command:
         out.update(measure_command(games, workers))
+    e2e_figures = ["e2e_steady_wall", "e2e_worker_cpu", "e2e_worker_cpu_steady"] + (["e2e_command_wall"] if command else [])
     for core in ("core_recording_cpu", "core_bare_cpu"):
-        for e2e in ("e2e_steady_wall", "e2e_worker_cpu", "e2e_worker_cpu_steady") + (("e2e_command_wall",) if command else ()):
+        for e2e in e2e_figures:
             out[f"ratio_{e2e}_to_{core}"] = out[e2e] / (workers * out[core])
     out["headline_ratio"] = "ratio_e2e_steady_wall_to_core_recording_cpu"
     return out
