@@ -143,6 +143,7 @@ class CautiousStrategy:
 class AggressiveParams(HandParams):
     gap_mm: float = Field(25.0, gt=0, description="preferred gap to the red disc and opponent discs, mm")
     min_gap_mm: float = Field(12.0, ge=0, description="never closer than this to any other magnet, mm")
+    red_weight: float = Field(2.0, gt=0, description="the red disc's gap must be this many times min_gap")
     n_azimuths: int = Field(16, ge=1)
     spots: int = Field(48, ge=1)
 
@@ -174,7 +175,7 @@ class AggressiveStrategy:
 
     def act(self, view, rng):
         cands = candidates(view, self.p.n_azimuths, rng)
-        safe = [c for c in cands if clearance_of(view, c, 1.0) > self.p.min_gap_mm * MM]
+        safe = [c for c in cands if clearance_of(view, c, self.p.red_weight) > self.p.min_gap_mm * MM]
         if not (safe or cands):
             return fallback(view)
         pool = safe or cands
