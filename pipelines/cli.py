@@ -94,7 +94,7 @@ def build_experiment(game: str, variant: Optional[str], strategies: list[str], s
         if len(values) != 1:
             raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
         overrides[key] = values[0]
-    size = shard_size or (500 if game == "polar" else 10)
+    size = shard_size or game_def.shard_size
     return Experiment(
         game=game_def.name, variant=variant or game_def.default_variant,
         cells=(Cell(overrides=overrides, matchup=matchup),), games=games, seed=seed, shard_size=size,

@@ -1,8 +1,8 @@
-"""Games on top of the cores. Importing this package registers every game."""
+"""Games on top of the cores: one subpackage per game (``rules.polar``,
+``rules.polarity``), each registering itself when imported. The pipeline
+finds games by name through ``rules.base.get_game``, which imports only the
+game asked for (``all_games`` imports them all)."""
 
 from sim.cachedir import configure as _configure_cache
 
 _configure_cache()
-
-from rules import polar as _polar  # noqa: E402,F401  registers "polar"
-from rules import polarity as _polarity  # noqa: E402,F401  registers "polarity"

@@ -133,6 +133,7 @@ class GameDef:
     physics_version: Callable[[], str] = field(default=lambda: "")
     default_variant: str = "standard"
     trace: Callable[[GameSpec], list[dict]] | None = None  # positions after each turn, for replays
+    shard_size: int = 10  # games per Ray task: enough for a task to run for seconds
 
     def strategy(self, spec: StrategySpec) -> StrategyDef:
         try:
@@ -172,23 +173,35 @@ def register_game(game: GameDef) -> GameDef:
     return game
 
 
-def _load_games() -> None:
-    """Import the package's games, and any listed in ``POLSIM_GAME_MODULES``
-    (comma-separated module names: games that live outside ``rules/``)."""
+def _load_games(name: str | None = None) -> None:
+    """Import the game ``name`` (``rules.<name>``), or every game of the package
+    when ``name`` is None, and any listed in ``POLSIM_GAME_MODULES``
+    (comma-separated module names: games that live outside ``rules/``).
+    Importing a game's module registers it; a worker that plays Polar never
+    pays for importing the physics."""
     import importlib
+    import importlib.util
     import os
+    import pkgutil
 
-    import rules  # noqa: F401  (importing the package registers every game)
+    import rules
 
     for module in filter(None, os.environ.get("POLSIM_GAME_MODULES", "").split(",")):
         importlib.import_module(module.strip())
+    if name is not None and name in _GAMES:
+        return
+    names = [name] if name is not None else [m.name for m in pkgutil.iter_modules(rules.__path__) if m.ispkg]
+    for module in names:
+        if module.isidentifier() and importlib.util.find_spec(f"rules.{module}") is not None:
+            importlib.import_module(f"rules.{module}")
 
 
 def get_game(name: str) -> GameDef:
-    _load_games()
+    _load_games(name)
     try:
         return _GAMES[name]
     except KeyError:
+        _load_games()
         known = ", ".join(sorted(_GAMES))
         raise UsageError(f"unknown game {name!r}; choose one of: {known}") from None
 

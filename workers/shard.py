@@ -90,10 +90,13 @@ def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: lis
     for c, spec in zip(cells, specs):
         if c not in by_cell:
             by_cell[c] = (spec.rules.variant_hash(), exp.cells[c].label(), spec.rules.model_dump(mode="json"))
+    def constant(value: str) -> pa.Array:
+        return pa.repeat(pa.scalar(value, pa.string()), n)
+
     cols = {
-        "run_id": pa.array([run_id] * n, pa.string()),
-        "game": pa.array([exp.game] * n, pa.string()),
-        "variant": pa.array([exp.variant] * n, pa.string()),
+        "run_id": constant(run_id),
+        "game": constant(exp.game),
+        "variant": constant(exp.variant),
         "variant_hash": pa.array([by_cell[c][0] for c in cells], pa.string()),
         "cell": pa.array(cells, pa.int32()),
         "cell_label": pa.array([by_cell[c][1] for c in cells], pa.string()),
@@ -101,8 +104,8 @@ def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: lis
         "game_seed": pa.array([s.seed for s in specs], pa.int64()),
         "strategy_0": pa.array([str(s.seats[0]) for s in specs], pa.string()),
         "strategy_1": pa.array([str(s.seats[1]) for s in specs], pa.string()),
-        "package_version": pa.array([package_version()] * n, pa.string()),
-        "physics_version": pa.array([physics] * n, pa.string()),
+        "package_version": constant(package_version()),
+        "physics_version": constant(physics),
     }
     for knob in by_cell[cells[0]][2]:
         cols[f"rule_{knob}"] = pa.array([by_cell[c][2][knob] for c in cells])
@@ -143,7 +146,7 @@ def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
     seconds_playing = time.perf_counter() - t_play
     games = _with_identity(games, _identity_columns(exp, run_id, cells, specs, game_def.physics_version()))
     if turns.num_columns:
-        turns = turns.add_column(0, "run_id", pa.array([run_id] * turns.num_rows, pa.string()))
+        turns = turns.add_column(0, "run_id", pa.repeat(pa.scalar(run_id, pa.string()), turns.num_rows))
     return Played(games, turns, cells, specs, seconds_playing)
 
 

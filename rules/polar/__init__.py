@@ -15,6 +15,7 @@ from rules.base import GameDef, register_game
 from rules.polar.batch import play_batch
 from rules.polar.model import PolarRules, variants
 from rules.polar.strategies import STRATEGIES
+from rules.polar.trace import trace
 
 GAME = register_game(
     GameDef(
@@ -25,5 +26,7 @@ GAME = register_game(
         strategies=STRATEGIES,
         play_batch=play_batch,
         default_variant="polar-9",
+        trace=trace,
+        shard_size=2000,
     )
 )

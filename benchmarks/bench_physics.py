@@ -1,0 +1,116 @@
+"""Speed of the physics core on one core (targets: a typical placement episode
+<= 5 ms; a fresh process with a warm compile cache finishes its first
+episode within 2 s).
+
+    .venv/bin/python benchmarks/bench_physics.py [--repeat 20]
+
+Reports, for a seeded mid-game world of 40 discs (red disc, 12 single
+foundations, six towers of 3-3-3-3-2-2 discs, 8 leaner placements, whatever
+they left standing or knocked down):
+episodes per second and ms per episode for a nominal leaner placement and
+for a snap fault (released too close); magnetic pair evaluations per second
+by distance; and the wall time from a fresh process to its first finished
+episode (compile cache warm: run once before measuring).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from sim.api import Intent, nominal_intent, place_leaner  # noqa: E402
+from sim.magnetics import pair_force_torque  # noqa: E402
+from sim.scenes import free_azimuth, midgame_world  # noqa: E402
+
+FIRST_EPISODE = """
+import time
+t0 = time.perf_counter()
+from sim.api import World, nominal_intent, place_leaner
+w = World.new()
+h = w.add_flat(0.0, 0.0, 1)
+ep = place_leaner(w, nominal_intent(w, h, 0.0))
+print(time.perf_counter() - t0, ep.status)
+"""
+
+
+def time_episodes(world, intent, repeat):
+    times, steps, statuses = [], [], set()
+    for _ in range(repeat):
+        w = world.copy()
+        t = time.perf_counter()
+        ep = place_leaner(w, intent)
+        times.append(time.perf_counter() - t)
+        steps.append(ep.steps)
+        statuses.add(ep.status)
+    t = float(np.median(times))
+    return {"ms_per_episode": 1e3 * t, "episodes_per_s": 1.0 / t, "steps": int(np.median(steps)),
+            "us_per_step": 1e6 * t / max(1, int(np.median(steps))), "status": sorted(statuses)}
+
+
+@njit(cache=True)
+def _pairs(ci, ni, cj, nj, reps, out):
+    for _ in range(reps):
+        for k in range(ci.shape[0]):
+            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.013, 0.004, 0.48, 0.48, out)
+
+
+def pair_rate(distance, reps=200):
+    rng = np.random.default_rng(1)
+    n = 64
+    ci = np.zeros((n, 3))
+    ni = rng.normal(size=(n, 3))
+    nj = rng.normal(size=(n, 3))
+    ni /= np.linalg.norm(ni, axis=1)[:, None]
+    nj /= np.linalg.norm(nj, axis=1)[:, None]
+    d = rng.normal(size=(n, 3))
+    cj = distance * d / np.linalg.norm(d, axis=1)[:, None]
+    out = np.zeros(9)
+    _pairs(ci, ni, cj, nj, 1, out)
+    t = time.perf_counter()
+    _pairs(ci, ni, cj, nj, reps, out)
+    return n * reps / (time.perf_counter() - t)
+
+
+def first_episode_seconds():
+    subprocess.run([sys.executable, "-c", FIRST_EPISODE], check=True, capture_output=True)
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", FIRST_EPISODE], check=True, capture_output=True,
+                         text=True).stdout.split()
+    return {"process_wall_s": time.perf_counter() - t, "import_to_episode_s": float(out[0]),
+            "status": out[1]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2))
+    host = 24                                                # a single foundation, room around
+    assert world.live[host]
+    az = free_azimuth(world, host)
+    nominal = nominal_intent(world, host, az)
+    fault = Intent(host, az, 0.030, nominal.tilt, nominal.up)
+    place_leaner(world.copy(), nominal)                      # compile / load cache
+    report = {
+        "bodies": int(world.live.sum()),
+        "awake_at_start": int(world.awake.sum()),
+        "nominal_placement": time_episodes(world, nominal, args.repeat),
+        "snap_fault": time_episodes(world, fault, args.repeat),
+        "pair_evals_per_s": {f"{d * 1e3:.0f} mm": round(pair_rate(d)) for d in
+                             (0.031, 0.040, 0.060, 0.120)},
+        "first_episode_fresh_process": first_episode_seconds(),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
