@@ -66,24 +66,28 @@ def _play_rows(batch: list[GameSpec]) -> list[dict]:
     return play_batch(batch)[0].to_pylist()
 
 
+def _progress(g: dict) -> None:
+    keys = ("game_index", "winner", "score_0", "score_1", "end_reason")
+    print(json.dumps({k: g[k] for k in keys}), file=sys.stderr, flush=True)
+
+
 def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None,
             workers: int = 1) -> dict:
     """A's score rate against B (win 1, draw 1/2) over n games, seats alternating."""
     t0 = time.perf_counter()
     batch = specs(a, b, n, seed, variant, sets)
+    games = []
     if workers > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(workers) as pool:
-            chunks = pool.map(_play_rows, [batch[k::workers] for k in range(workers)])
-            games = sorted((g for c in chunks for g in c), key=lambda g: g["game_index"])
+            for rows_ in pool.map(_play_rows, [[spec] for spec in batch]):
+                games += rows_
+                _progress(games[-1])
     else:
-        games = []
         for spec in batch:  # one at a time, a line each, so a long run can be read as it goes
             games += _play_rows([spec])
-            g = games[-1]
-            print(json.dumps({k: g[k] for k in ("game_index", "winner", "score_0", "score_1", "end_reason")}),
-                  file=sys.stderr, flush=True)
+            _progress(games[-1])
     rows = [g for g in games if g["status"] == "ok" and g["winner"] is not None]
     if not rows:
         return {"matchup": f"{a} vs {b}", "games": n, "decided_or_drawn": 0,
