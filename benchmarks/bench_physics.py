@@ -4,7 +4,8 @@ episode within 2 s).
 
     .venv/bin/python benchmarks/bench_physics.py [--repeat 20]
 
-Reports, for a seeded mid-game world of 40 discs (red disc, 12 single
+Reports a nominal placement next to a lone foundation (2 discs) and, for a
+seeded mid-game world of 40 discs (red disc, 12 single
 foundations, six towers of 3-3-3-3-2-2 discs, 8 leaner placements, whatever
 they left standing or knocked down):
 episodes per second and ms per episode for a nominal leaner placement and
@@ -27,7 +28,7 @@ from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sim.api import Intent, nominal_intent, place_leaner  # noqa: E402
+from sim.api import Intent, World, nominal_intent, place_leaner  # noqa: E402
 from sim.magnetics import pair_force_torque  # noqa: E402
 from sim.scenes import free_azimuth, midgame_world  # noqa: E402
 
@@ -100,7 +101,11 @@ def main() -> None:
     nominal = nominal_intent(world, host, az)
     fault = Intent(host, az, 0.030, nominal.tilt, nominal.up)
     place_leaner(world.copy(), nominal)                      # compile / load cache
+    lone = World.new()
+    lone_host = lone.add_flat(0.0, 0.0, 1)
+    lone_intent = nominal_intent(lone, lone_host, 0.0)
     report = {
+        "lone_host_nominal_placement": time_episodes(lone, lone_intent, args.repeat),
         "bodies": int(world.live.sum()),
         "awake_at_start": int(world.awake.sum()),
         "nominal_placement": time_episodes(world, nominal, args.repeat),

@@ -227,6 +227,9 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
                      p.magnet_thickness, p.far_cutoff, world.fref)
     spec = setup(world)
     initial = world.touching()
+    for i in spec.get("placed", ()):            # a placed tower's own discs: not new
+        for j in spec.get("placed", ()):
+            initial[i, j] = 1
     n = len(world)
     touched = np.zeros((n, n), np.uint8)
     maxdisp = np.zeros(n)

@@ -22,8 +22,10 @@ in the kicks with the velocity of the moment). Each step, at time t:
 5. sleeping: an island of touching awake bodies that have all been still
    for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
    magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every``
-   steps a sleeper near awake bodies is woken if its magnetic force or
-   torque changed by more than ``wake_force x m g`` (x radius for torques);
+   steps a sleeper within ``wake_radius`` of an awake body is woken if its
+   magnetic force or torque changed by more than ``wake_force x m g`` (x
+   radius for torques); further out one disc changes a force by less than
+   that (a pair force at 0.1 m is ~3 mN);
 6. the first half kick and the drift to t + dt.
 
 The run ends ``SETTLED`` when the hand is released, the pusher is done and
@@ -63,7 +65,7 @@ _MUS_D, _MUK_D = IDX["mu_static_disc"], IDX["mu_kinetic_disc"]
 _FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
-_WAKE, _WAKE_EVERY = IDX["wake_force"], IDX["wake_check_every"]
+_WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 
@@ -440,6 +442,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     far = P[_FAR]
     wake_f = P[_WAKE] * m * g
     wake_every = max(1, int(P[_WAKE_EVERY]))
+    wake_r = P[_WAKE_R]
     rot = np.zeros((n, 3, 3))
     axis = np.zeros((n, 3))
     wp = np.zeros((n, npts, 3))
@@ -568,7 +571,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 for j in range(n):
                     if live[j] and awake[j]:
                         d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-                        if d2 < far * far:
+                        if d2 < wake_r * wake_r:
                             close = True
                             break
                 if not close:

@@ -88,6 +88,7 @@ class PhysicsParams(BaseModel):
     sleep_time: float = Field(0.08, description="s below both thresholds to sleep")
     sleep: bool = Field(True, description="False: nobody ever sleeps")
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
+    wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     far_cutoff: float = Field(0.20, description="magnetic pairs beyond this centre distance are ignored, m")
     reuse_pos: float = Field(2e-6, description="magnetic pair result reused below this relative move, m")
@@ -114,6 +115,6 @@ PACKED = [
     "k_tangent_ratio", "k_disc", "contact_norm", "mu_static_mat", "mu_kinetic_mat", "mu_static_disc",
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
-    "sleep", "wake_force", "wake_check_every", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
+    "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

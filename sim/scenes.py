@@ -19,24 +19,37 @@ from sim.world import World
 DEG = np.pi / 180.0
 
 
-def midgame_world(seed: int = 7, n_flat: int = 32, n_leaners: int = 8,
-                  params: PhysicsParams | None = None, spacing: float = 0.058) -> World:
-    """Red disc at the centre, ``n_flat`` flat discs (alternating colours) at
-    seeded spots at least ``spacing`` apart, then ``n_leaners`` nominal
-    leaners on the first foundations, each on the side facing away from the
-    centre. Discs that the leaners knock about stay where physics puts them."""
+def midgame_world(seed: int = 7, n_flat: int = 12, n_leaners: int = 3,
+                  params: PhysicsParams | None = None, spacing: float = 0.066,
+                  towers: tuple[int, ...] = ()) -> World:
+    """Red disc at the centre, ``n_flat`` foundations (alternating colours) at
+    seeded spots at least ``spacing`` apart, the first ones stacked as towers
+    of the heights in ``towers``, then ``n_leaners`` nominal leaners on the
+    first single foundations, on the side facing away from the centre.
+    Whatever the leaners knock about stays where physics puts it."""
     rng = np.random.default_rng(seed)
     w = World.new(params)
     w.add_flat(0.0, 0.0, 1, red=True)
-    spots = [np.zeros(2)]
-    while len(spots) < n_flat + 1:
-        r = 0.19 * np.sqrt(rng.uniform(0.12, 1.0))
+    spots: list[np.ndarray] = [np.zeros(2)]
+    singles = []
+    for attempt in range(100_000):
+        if len(spots) == n_flat + 1:
+            break
+        r = 0.195 * np.sqrt(rng.uniform(0.15, 1.0))
         a = rng.uniform(0, 2 * np.pi)
         p = np.array([r * np.cos(a), r * np.sin(a)])
-        if min(np.linalg.norm(p - q) for q in spots) >= spacing:
-            spots.append(p)
-            w.add_flat(p[0], p[1], 1 if len(spots) % 2 else -1, owner=len(spots) % 2)
-    for host in range(1, 1 + n_leaners):
+        if min(np.linalg.norm(p - q) for q in spots) < spacing:
+            continue
+        k = len(spots) - 1
+        spots.append(p)
+        up = 1 if k % 2 else -1
+        if k < len(towers):
+            w.add_tower(towers[k], p[0], p[1], up, owner=k % 2)
+        else:
+            singles.append(w.add_flat(p[0], p[1], up, owner=k % 2))
+    else:
+        raise ValueError(f"cannot place {n_flat} foundations {spacing} m apart")
+    for host in singles[:n_leaners]:
         az = float(np.arctan2(w.pos[host, 1], w.pos[host, 0]))
         place_leaner(w, nominal_intent(w, host, az), owner=int(w.owner[host]))
     return w

@@ -1,0 +1,77 @@
+"""The contract of sim.api as the rules engine uses it."""
+
+import numpy as np
+
+from sim.api import (BodyState, Intent, PhysicsParams, World, lay_flat, nominal_intent,
+                     place_leaner, place_tower, sweep)
+
+
+def test_api_world_copy_is_independent_of_the_original():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    look_ahead = w.copy()
+    place_leaner(look_ahead, nominal_intent(look_ahead, host, 0.0))
+    assert len(look_ahead.bodies()) == 2 and len(w.bodies()) == 1
+
+
+def test_api_bodies_report_colour_owner_red_and_towers():
+    w = World.new()
+    red = w.add_flat(0.0, 0.0, -1, red=True)
+    mine = w.add_flat(0.1, 0.0, 1, owner=1)
+    tower = w.add_tower(3, -0.1, 0.0, -1, owner=0)
+    infos = {b.id: b for b in w.bodies()}
+    assert infos[red].red and infos[red].up == -1
+    assert infos[mine].owner == 1 and infos[mine].state == BodyState.FLAT and infos[mine].tower == -1
+    assert [infos[i].state for i in tower] == [BodyState.STACKED] * 3
+    assert {infos[i].tower for i in tower} == {tower[0]}
+    assert w.contacts() == [(tower[0], tower[1]), (tower[1], tower[2])]
+
+
+def test_api_removed_bodies_leave_the_world_and_keep_their_ids():
+    w = World.new()
+    a, b = w.add_flat(0.0, 0.0, 1), w.add_flat(0.1, 0.0, 1)
+    w.remove([a])
+    assert [x.id for x in w.bodies()] == [b]
+    assert w.add_flat(0.0, 0.1, -1) == 2
+
+
+def test_api_place_tower_keeps_ids_bottom_first_and_reports_colour_changes():
+    w = World.new()
+    a, b = w.add_flat(0.0, 0.0, 1), w.add_flat(0.06, 0.0, -1)
+    ep = place_tower(w, [a, b], -0.1, 0.05, -1)
+    assert ep.ok and ep.flipped == [a]
+    infos = {x.id: x for x in ep.final}
+    assert infos[a].z < infos[b].z and infos[a].tower == infos[b].tower == a
+    assert (a, b) in ep.final_contacts and (a, b) not in ep.new_contacts
+
+
+def test_api_leaner_events_name_the_action_disc_and_its_host():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, -1, owner=0)
+    ep = place_leaner(w, nominal_intent(w, host, 1.0), owner=0)
+    leaner = w.body(ep.action)
+    assert ep.ok and leaner.state == BodyState.LEANING and leaner.leaning_on == host
+    assert leaner.up == -1 and leaner.owner == 0
+    assert ep.moved_diameters[host] < 0.01 and not ep.new_contacts
+
+
+def test_api_red_disc_moved_is_reported_in_red_radii():
+    w = World.new()
+    w.add_flat(0.0, 0.0, 1, red=True)
+    ep = lay_flat(w, 0.034, 0.0, 1)
+    red_now = w.body(0)
+    assert abs(ep.red_displacement - np.hypot(red_now.x, red_now.y) / w.params.radius) < 0.05
+
+
+def test_api_sweeping_fingertip_knocks_a_flat_disc_out_of_the_circle():
+    w = World.new(PhysicsParams(approach_speed=0.4))
+    d = w.add_flat(0.2, 0.0, 1)
+    ep = sweep(w, (0.17, 0.0, 0.003), (0.26, 0.0, 0.003), pusher_radius=0.005)
+    assert d in ep.out_of_bounds and ep.moved_diameters[d] > 0.5
+
+
+def test_api_nothing_raises_for_a_pose_inside_another_disc():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    ep = place_leaner(w, Intent(host, 0.0, 0.005, 0.2, 1))
+    assert ep.status in {"settled", "step_budget", "nan", "energy"}
