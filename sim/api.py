@@ -23,15 +23,25 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
     lay_flat(world, x, y, up, red=False, owner=-1) -> Episode      # setup foundation
     place_leaner(world, Intent, owner=-1, approach_distance=0.02,
                  approach_height=0.005) -> Episode                  # the hand + release
-    push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion (see its doc)
+    push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion: a fingertip
+        # presses the leaner's raised face down toward the side it leans to
     place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
                                                                     # ids[0] at the bottom)
     sweep(world, start, end, pusher_radius=0.004) -> Episode        # a fingertip's path
     settle(world) -> Episode                                        # wake all, run to rest
     nominal_intent(world, host, azimuth, up=None, tilt=pi/4) -> Intent
-        # the base distance at which a leaner balances at `tilt` (static torque
-        # balance over every disc on the mat); up defaults to the host's colour
+        # a base distance where the leaner balances, stable in tilt (static
+        # torques over every disc on the mat; outermost balance first, then
+        # tilts up to 15 deg either side); up defaults to the host's colour.
+        # A lone foundation: base distance 55.8 mm, settles at 45.8 deg.
+        # Towers balance only close in, where their top disc tends to jump
+        # into the hand: leaning on towers is hard in this model.
+    leaner_pose(world, host, azimuth, base_distance, tilt) -> (centre, normal, u)
 Noise is the caller's business: the intent passed in is the pose after noise.
+The hand approaches from ``approach_distance`` further out along the
+azimuth and ``approach_height`` higher at ``params.approach_speed``, holds
+``params.hold_time`` and lets go; if a disc touches the held disc on the
+way, the hand stops and lifts off ``hold_time`` later.
 
 Refinements of the first draft (all names of the draft still work):
 - ``Episode.action`` is also set by ``lay_flat`` (the new disc's id).
@@ -53,8 +63,14 @@ Refinements of the first draft (all names of the draft still work):
   the mat); they and the Action Disc leave the world (``live = 0``) and are
   listed in ``final`` with state IN_HAND.
 - ``BodyInfo.owner``: the tag given to add_flat/lay_flat/place_leaner.
-- ``BodyInfo.leaning_on`` is also set for RESTING bodies.
+- ``BodyInfo.leaning_on``: for tilted bodies (LEANING or RESTING) the disc
+  whose centre is nearest, within two diameters, to its highest rim point.
+- ``BodyInfo`` states: tilt < 20 deg is flat; a flat disc touching a flat
+  disc above or below that overlaps it is STACKED.
 - Towers are separate stacked bodies; ``BodyInfo.tower`` = id of the lowest.
+- Ids: index of the body, never reused; ``world.remove`` keeps the row.
+- Every number of the physics is a field of ``PhysicsParams`` (sim.params);
+  ``PHYSICS_VERSION`` (sim.version) changes with any change of outcome.
 """
 
 from __future__ import annotations
