@@ -4,8 +4,9 @@ Pair kernel: ``sim.magnetics.pair_force_torque`` (accurate near contact,
 multipole and dipole further out, its own tiers) for centres closer than
 ``far_cutoff``; nothing beyond (at 0.2 m a pair force is ~0.1 % of a disc's
 weight, far below what static friction holds). Only pairs with at least one
-awake body are evaluated (two sleepers do not move, so their mutual force
-cannot change anything). Pairs are visited in the fixed order i < j, so sums
+awake body that moves under forces are evaluated (two sleepers, or a sleeper
+and the held disc, move nobody); a sleeper's own force is read only by the
+wake check (``magnetic_on``). Pairs are visited in the fixed order i < j, so sums
 are bit-reproducible.
 
 Pair cache: the kernel costs ~100-150 us for discs in contact (its finest
@@ -58,14 +59,17 @@ def pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
 
 @njit(cache=True, fastmath=False)
 def magnetic_all(pos, axis, br, live, awake, radius, thickness, far, force, torque,
-                 cache, key, valid, reuse_pos, reuse_axis):
-    """Add magnetic force and torque of every pair with an awake member."""
+                 cache, key, valid, reuse_pos, reuse_axis, kin=-1):
+    """Add magnetic force and torque of every pair with an awake member that
+    moves under forces (the held disc ``kin`` does not: a pair of it and a
+    sleeper moves nobody, so it is skipped)."""
     n = pos.shape[0]
     for i in range(n):
         if not live[i]:
             continue
+        act_i = awake[i] and i != kin
         for j in range(i + 1, n):
-            if not live[j] or not (awake[i] or awake[j]):
+            if not live[j] or not (act_i or (awake[j] and j != kin)):
                 continue
             if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
                            reuse_pos, reuse_axis):

@@ -390,7 +390,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
         if live[i] and awake[i]:
             force[i, 2] -= m * g
     magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
-                 cache, key, valid, P[_REUSE_P], P[_REUSE_A])
+                 cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
