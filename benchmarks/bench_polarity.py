@@ -124,10 +124,12 @@ def main(argv=None) -> int:
             pairs = [tuple(m.split(",")) for m in args.matchups]
         else:
             pairs.append(("lookahead", "random"))
-        out = [timed(a, b, max(2, args.games // 3) if "lookahead" in (a, b) else args.games, args.seed)
-               for a, b in pairs]
-    for r in out:
-        print(json.dumps(r))
+        out = []
+        for a, b in pairs:
+            out.append(timed(a, b, max(2, args.games // 3) if "lookahead" in (a, b) else args.games, args.seed))
+            print(json.dumps(out[-1]), flush=True)
+    if args.compare:
+        print(json.dumps(out[0]))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
     return 0
