@@ -18,7 +18,7 @@ run: $(STAMP)
 
 ## test: the whole default suite
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q
 
 ## test-slow: the long tests kept out of the default run
 test-slow: $(STAMP)

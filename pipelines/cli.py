@@ -13,11 +13,11 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from pipelines import analyze as analysis
 from pipelines import catalog
 from pipelines.dataset import open_runs
+from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, parse_sets
@@ -51,32 +51,6 @@ WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=valu
 def fail(message: str, code: int = 2) -> None:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
-
-
-def _progress_bar(total: int) -> tuple[Progress, callable]:
-    progress = Progress(
-        TextColumn("[bold]games"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeRemainingColumn(),
-        console=err_console,
-        transient=False,
-    )
-    task = progress.add_task("games", total=total, rate="")
-    started = {}
-
-    def advance(n: int) -> None:
-        import time
-
-        now = time.perf_counter()
-        started.setdefault("t", now)
-        started["n"] = started.get("n", 0) + n
-        elapsed = max(now - started["t"], 1e-9)
-        rate = f"{started['n'] / elapsed:,.0f} games/s" if now > started["t"] else ""
-        progress.update(task, advance=n, rate=rate)
-
-    return progress, advance
 
 
 def build_experiment(game: str, variant: Optional[str], strategies: list[str], sets: list[str],
@@ -132,14 +106,9 @@ def simulate(
         if workers is not None and workers < 0:
             raise UsageError(f"--workers must be 0 or more (got {workers})")
         exp = build_experiment(game, variant, split_strategies(strategies), sets, games, seed, shard_size)
-        if quiet:
+        with games_progress(exp.total_games, quiet, err_console) as advance:
             result = run_experiment(exp, out, run_id=run_id, resume=resume, overwrite=overwrite,
-                                    workers=workers, address=address)
-        else:
-            progress, advance = _progress_bar(exp.total_games)
-            with progress:
-                result = run_experiment(exp, out, run_id=run_id, resume=resume, overwrite=overwrite,
-                                        workers=workers, address=address, on_progress=advance)
+                                    workers=workers, address=address, on_progress=advance)
     except UsageError as exc:
         fail(str(exc))
     _report_run(result, quiet)

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pipelines import manifest as mf
 from pipelines.compare import Verdict, changed_games, match_runs, verdict
 from pipelines.executors import make_executor
-from pipelines.runner import Interrupted, _stop_on_signals, prepare_run
+from pipelines.runner import Interrupted, prepare_run, shard_tasks, stop_on_signals
 from pipelines.spec import Cell, Experiment, validate
 from pipelines.stats.sprt import RegressionConfig, RegressionSPRT, difference_counts
 from pipelines.storage import locate
@@ -188,17 +188,16 @@ def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment
     """Steps 4–5: play batch after batch until the SPRT decides; returns failed games."""
     failed = 0
     executor = None
-    exp_json = cand.model_dump_json()
     try:
-        with _stop_on_signals():
+        if batches:  # Ray installs its own signal handlers: ours go after
+            executor = make_executor(workers, address)
+        with stop_on_signals():
             if result.games_played:  # resumed: look at what is already there first
                 _record(result, _look(sprt, baseline, result.uri, 0, result.games_played), on_look)
                 if result.looks[-1].decision != "continue":
                     return failed
             for number, batch in enumerate(batches, start=1):
-                executor = executor or make_executor(workers, address)
-                tasks = [(exp_json, result.run_id, s, first, count, result.uri) for s, first, count in batch]
-                for summary in executor.run(tasks):
+                for summary in executor.run(shard_tasks(cand, result.run_id, result.uri, batch)):
                     result.games_played += summary.games
                     failed += summary.failed
                 _record(result, _look(sprt, baseline, result.uri, number, result.games_played), on_look)

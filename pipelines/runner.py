@@ -53,7 +53,7 @@ Progress = Callable[[int], None]
 
 
 @contextmanager
-def _stop_on_signals():
+def stop_on_signals():
     """Turn SIGTERM (and SIGINT) into ``Interrupted`` while a run is driven."""
 
     def handler(signum, frame):
@@ -70,6 +70,12 @@ def _stop_on_signals():
     finally:
         for s, h in old.items():
             signal.signal(s, h)
+
+
+def shard_tasks(exp: Experiment, run_id: str, run_uri: str, shards: list[tuple[int, int, int]]) -> list[tuple]:
+    """The executor tasks (``play_shard`` arguments) that play ``shards`` of a run."""
+    exp_json = exp.model_dump_json()
+    return [(exp_json, run_id, number, first, count, run_uri) for number, first, count in shards]
 
 
 def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool) -> tuple[Location, dict, set[int]]:
@@ -124,15 +130,14 @@ def run_experiment(
     result.games_done = skipped
     if on_progress and skipped:
         on_progress(skipped)
-    exp_json = exp.model_dump_json()
-    tasks = ((exp_json, result.run_id, number, first, count, run.uri) for number, first, count in todo)
+    tasks = shard_tasks(exp, result.run_id, run.uri, todo)
     executor = None
     try:
         t_start = time.perf_counter()
         executor = make_executor(workers, address)  # Ray installs its own handlers: ours go after
         result.seconds_startup = time.perf_counter() - t_start
         result.workers = executor.workers
-        with _stop_on_signals():
+        with stop_on_signals():
             for summary in executor.run(tasks):
                 result.games_done += summary.games
                 result.games_failed += summary.failed

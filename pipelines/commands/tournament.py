@@ -5,6 +5,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import parse_sets
@@ -69,12 +70,8 @@ def register(app: typer.Typer) -> None:
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
                                         games, seed, shard_size)
             kwargs = dict(run_id=run_id, resume=resume, overwrite=overwrite, workers=workers, address=address)
-            if quiet:
-                result = run_experiment(exp, out, **kwargs)
-            else:
-                progress, advance = cli._progress_bar(exp.total_games)
-                with progress:
-                    result = run_experiment(exp, out, on_progress=advance, **kwargs)
+            with games_progress(exp.total_games, quiet, cli.err_console) as advance:
+                result = run_experiment(exp, out, on_progress=advance, **kwargs)
             if result.status != "complete":
                 cli.err_console.print(f"tournament {result.run_id} interrupted; finish it with the same command and --resume")
                 raise typer.Exit(130)

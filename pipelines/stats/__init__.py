@@ -11,6 +11,10 @@
 - ``sprt``: generalized SPRT (trinomial and pentanomial) and the two-sided
   regression SPRT.
 - ``ratings``: Bradley–Terry ratings on the Elo scale; Elo from a score rate.
+- ``paired_proportion``: Newcombe's interval for a paired difference of
+  proportions (1998, method 10).
+- ``balance_ranking``: which sweep cell is most balanced, and which cannot be
+  told apart from it (paired bootstrap over shared seeds, Bonferroni).
 
 Typical calls (counts come from duckdb queries over the games tables)::
 

@@ -1,0 +1,40 @@
+"""A progress bar for games: done / total, games per second, time left.
+
+    with games_progress(total, quiet=False) as advance:
+        run_experiment(..., on_progress=advance)
+
+``advance`` is None when quiet, so the run reports nothing. The bar goes to
+standard error, leaving standard output to tables and JSON.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+
+@contextmanager
+def games_progress(total: int, quiet: bool = False, console: Console | None = None) -> Iterator[Callable[[int], None] | None]:
+    if quiet:
+        yield None
+        return
+    progress = Progress(
+        TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(), console=console or Console(stderr=True),
+    )
+    task = progress.add_task("games", total=total, rate="")
+    start = time.perf_counter()
+    played = 0
+
+    def advance(n: int) -> None:
+        nonlocal played
+        played += n
+        elapsed = time.perf_counter() - start
+        progress.update(task, advance=n, rate=f"{played / elapsed:,.0f} games/s" if elapsed > 0 else "")
+
+    with progress:
+        yield advance
