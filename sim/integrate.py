@@ -117,17 +117,16 @@ def apply_at(force, torque, pos, i, p, f, sign):
 
 
 @njit(cache=True, fastmath=False)
-def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
+def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
     """Rim points of body i against the mat (shared stiffness, see the module
-    docstring); returns True if any touches."""
+    docstring); returns True if any touches. ``scratch [8, 3]``: work rows."""
     m, dt = P[_MASS], P[_DT]
     kn = P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * m) * P[_DAMP]
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
-    normal = np.array([0.0, 0.0, 1.0])
-    vp = np.zeros(3)
-    f = np.zeros(3)
+    normal, vp, f = scratch[0], scratch[1], scratch[2]
+    normal[0], normal[1], normal[2] = 0.0, 0.0, 1.0
     dm = 0.0
     for k in range(wp.shape[1]):
         dm = max(dm, -wp[i, k, 2])
@@ -163,17 +162,18 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque):
 
 @njit(cache=True, fastmath=False)
 def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hit,
-                  P, dyn_i, dyn_j, force, torque, depth, normals):
+                  P, dyn_i, dyn_j, force, torque, depth, normals, scratch):
     """Disc i against disc j: i's rim points inside j and j's inside i, one
     contact of stiffness K_disc (shared, see the module docstring). Force on the
     point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
-    found a partner this step (a point presses into one disc at a time)."""
+    found a partner this step (a point presses into one disc at a time).
+    ``scratch [8, 3]``: work rows (no allocation in the step loop)."""
     m, dt = P[_MASS], P[_DT]
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
     npts = wp.shape[1]
     bound2 = a * a + hh * hh
     total = 0.0
-    nrm = np.zeros(3)
+    nrm = scratch[3]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         for k in range(npts):
@@ -204,10 +204,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
-    vb = np.zeros(3)
-    vo = np.zeros(3)
-    vrel = np.zeros(3)
-    f = np.zeros(3)
+    vb, vo, vrel, f = scratch[4], scratch[5], scratch[6], scratch[2]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         dyn_b, dyn_o = (dyn_i, dyn_j) if side == 0 else (dyn_j, dyn_i)
@@ -238,22 +235,24 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
 
 
 @njit(cache=True, fastmath=False)
-def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque):
+def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque, scratch):
     """Frictionless kinematic sphere (centre sp, velocity sv, radius rp) on disc i."""
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
-    normal = np.zeros(3)
+    normal, p, vi, f = scratch[3], scratch[4], scratch[5], scratch[2]
     d = cylinder_sdf(sp, pos[i], axis[i], a, hh, normal)
     if d >= rp:
         return False
-    p = sp - d * normal
-    vi = np.zeros(3)
+    for c in range(3):
+        p[c] = sp[c] - d * normal[c]
     point_velocity(vel, omega, pos, i, p, vi)
     kn = 4.0 * P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * P[_MASS]) * P[_DAMP]
     vn = (vi[0] - sv[0]) * normal[0] + (vi[1] - sv[1]) * normal[1] + (vi[2] - sv[2]) * normal[2]
     fn = kn * (rp - d) + cn * vn      # normal points from the disc to the sphere
     if fn > 0.0:
-        apply_at(force, torque, pos, i, p, fn * normal, -1.0)
+        for c in range(3):
+            f[c] = fn * normal[c]
+        apply_at(force, torque, pos, i, p, f, -1.0)
     return True
 
 
@@ -303,11 +302,12 @@ def _root(parent, i):
 
 
 @njit(cache=True, fastmath=False)
-def sleep_islands(live, awake, still, cur, held, sleep_time, island):
+def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, roots):
     """Box2D-style islands: awake bodies touching each other sleep together,
     only when every one of them has been still for ``sleep_time``. Marks the
     bodies to put to sleep with ``island[i] = -2``. The held disc never
-    sleeps, so nothing touching it does."""
+    sleeps, so nothing touching it does. ``ready`` (bool [n]) and ``roots``
+    (int64 [n]) are work arrays."""
     n = live.shape[0]
     for i in range(n):
         island[i] = i
@@ -319,11 +319,10 @@ def sleep_islands(live, awake, still, cur, held, sleep_time, island):
                 ri, rj = _root(island, i), _root(island, j)
                 if ri != rj:
                     island[max(ri, rj)] = min(ri, rj)
-    ready = np.ones(n, np.bool_)
+    ready[:] = True
     for i in range(n):
         if live[i] and awake[i] and (i == held or still[i] < sleep_time):
             ready[_root(island, i)] = False
-    roots = np.zeros(n, np.int64)
     for i in range(n):
         roots[i] = _root(island, i)
     for i in range(n):
@@ -371,7 +370,7 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
                    torque, cur, on_mat, wake_next, hit, depth, normals, touched, cache, key,
-                   valid):
+                   valid, scratch):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
     n = pos.shape[0]
@@ -393,7 +392,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
                  cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
-            on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque) else 0
+            on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
+                                                scratch) else 0
     for i in range(n):
         for j in range(n):
             if awake[i] or awake[j]:
@@ -409,7 +409,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             if d2 > reach * reach:
                 continue
             if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
-                             hit, P, i != kin, j != kin, force, torque, depth, normals):
+                             hit, P, i != kin, j != kin, force, torque, depth, normals,
+                             scratch):
                 cur[i, j] = 1
                 cur[j, i] = 1
                 touched[i, j] = 1
@@ -426,7 +427,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     if pushing:
         for i in range(n):
             if live[i] and i != kin:
-                if pusher_contacts(sp, sv, push_r, i, pos, vel, omega, axis, P, force, torque):
+                if pusher_contacts(sp, sv, push_r, i, pos, vel, omega, axis, P, force, torque,
+                                   scratch):
                     if not awake[i]:
                         wake_next[i] = 1
 
@@ -456,6 +458,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     normals = np.zeros((2 * npts, 3))
     island = np.zeros(n, np.int64)
     fresh = np.zeros(n, np.uint8)
+    scratch = np.zeros((8, 3))
+    ready = np.zeros(n, np.bool_)
+    roots = np.zeros(n, np.int64)
     cache = np.zeros((n, n, 9))
     key = np.zeros((n, n, 9))
     valid = np.zeros((n, n), np.uint8)
@@ -509,7 +514,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                        force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid)
+                       cache, key, valid, scratch)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -521,7 +526,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                            force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid)
+                       cache, key, valid, scratch)
             wake_next[:] = 0
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
@@ -554,7 +559,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 still[i] += dt
             else:
                 still[i] = 0.0
-        sleep_islands(live, awake, still, cur, kin, P[_TS], island)
+        sleep_islands(live, awake, still, cur, kin, P[_TS], island, ready, roots)
         for i in range(n):
             if island[i] == -2:      # marked to fall asleep now
                 awake[i] = 0
