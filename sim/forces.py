@@ -41,10 +41,11 @@ def pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
     if d0 * d0 + d1 * d1 + d2 * d2 >= far * far:
         return False
     if valid[i, j]:
-        k = key[i, j]
-        dp = (d0 - k[0]) ** 2 + (d1 - k[1]) ** 2 + (d2 - k[2]) ** 2
-        da = (axis[i, 0] - k[3]) ** 2 + (axis[i, 1] - k[4]) ** 2 + (axis[i, 2] - k[5]) ** 2
-        db = (axis[j, 0] - k[6]) ** 2 + (axis[j, 1] - k[7]) ** 2 + (axis[j, 2] - k[8]) ** 2
+        dp = (d0 - key[i, j, 0]) ** 2 + (d1 - key[i, j, 1]) ** 2 + (d2 - key[i, j, 2]) ** 2
+        da = ((axis[i, 0] - key[i, j, 3]) ** 2 + (axis[i, 1] - key[i, j, 4]) ** 2
+              + (axis[i, 2] - key[i, j, 5]) ** 2)
+        db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
+              + (axis[j, 2] - key[i, j, 8]) ** 2)
         if dp < reuse_pos * reuse_pos and da < reuse_axis * reuse_axis and db < reuse_axis * reuse_axis:
             return True
     pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
@@ -73,12 +74,11 @@ def magnetic_all(pos, axis, br, live, awake, radius, thickness, far, force, torq
                 continue
             if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
                            reuse_pos, reuse_axis):
-                out = cache[i, j]
                 for k in range(3):
-                    force[j, k] += out[k]
-                    force[i, k] -= out[k]
-                    torque[i, k] += out[3 + k]
-                    torque[j, k] += out[6 + k]
+                    force[j, k] += cache[i, j, k]
+                    force[i, k] -= cache[i, j, k]
+                    torque[i, k] += cache[i, j, 3 + k]
+                    torque[j, k] += cache[i, j, 6 + k]
 
 
 @njit(cache=True, fastmath=False)
@@ -93,14 +93,13 @@ def magnetic_on(i, pos, axis, br, live, radius, thickness, far, out6, cache, key
         lo, hi = min(i, j), max(i, j)
         if pair_cached(lo, hi, pos, axis, br, radius, thickness, far, cache, key, valid,
                        reuse_pos, reuse_axis):
-            out = cache[lo, hi]
             for k in range(3):
                 if i == hi:
-                    out6[k] += out[k]
-                    out6[3 + k] += out[6 + k]
+                    out6[k] += cache[lo, hi, k]
+                    out6[3 + k] += cache[lo, hi, 6 + k]
                 else:
-                    out6[k] -= out[k]
-                    out6[3 + k] += out[3 + k]
+                    out6[k] -= cache[lo, hi, k]
+                    out6[3 + k] += cache[lo, hi, 3 + k]
 
 
 @njit(cache=True, fastmath=False)

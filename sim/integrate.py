@@ -143,8 +143,8 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
             sw += xp2 * x
     g = sp ** (2.0 / pw - 1.0)
     for k in range(wp.shape[1]):
-        p = wp[i, k]
-        if p[2] < 0.0:
+        if wp[i, k, 2] < 0.0:
+            p = wp[i, k]
             x = -p[2] / dm
             xp2 = power_m2(x, pw)
             ks = kn * g * xp2
@@ -180,10 +180,10 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             depth[side * npts + k] = 0.0
             if hit[b, k]:
                 continue
-            q = wp[b, k]
-            if (q[0] - pos[o, 0]) ** 2 + (q[1] - pos[o, 1]) ** 2 + (q[2] - pos[o, 2]) ** 2 > bound2:
+            if ((wp[b, k, 0] - pos[o, 0]) ** 2 + (wp[b, k, 1] - pos[o, 1]) ** 2
+                    + (wp[b, k, 2] - pos[o, 2]) ** 2 > bound2):
                 continue
-            d = cylinder_sdf(q, pos[o], axis[o], a, hh, nrm)
+            d = cylinder_sdf(wp[b, k], pos[o], axis[o], a, hh, nrm)
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
