@@ -22,7 +22,13 @@ from numba import njit
 def cylinder_sdf(p, c, n, a, hh, normal_out):
     """Signed distance from p to the solid cylinder (negative inside); writes
     the outward normal of the nearest surface into normal_out."""
-    d0, d1, d2 = p[0] - c[0], p[1] - c[1], p[2] - c[2]
+    return cylinder_sdf_xyz(p[0] - c[0], p[1] - c[1], p[2] - c[2], n, a, hh, normal_out)
+
+
+@njit(cache=True, fastmath=False)
+def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
+    """``cylinder_sdf`` of the point at offset (d0, d1, d2) from the centre
+    (no array views in the contact loop)."""
     zl = d0 * n[0] + d1 * n[1] + d2 * n[2]
     r0, r1, r2 = d0 - zl * n[0], d1 - zl * n[1], d2 - zl * n[2]
     r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)

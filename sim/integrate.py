@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import cylinder_sdf, point_force, power_m2
+from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force, power_m2
 from sim.forces import magnetic_all, magnetic_on
 from sim.params import IDX
 
@@ -176,14 +176,15 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
     nrm = scratch[3]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
+        axis_o = axis[o]
         for k in range(npts):
             depth[side * npts + k] = 0.0
             if hit[b, k]:
                 continue
-            if ((wp[b, k, 0] - pos[o, 0]) ** 2 + (wp[b, k, 1] - pos[o, 1]) ** 2
-                    + (wp[b, k, 2] - pos[o, 2]) ** 2 > bound2):
+            d0, d1, d2 = wp[b, k, 0] - pos[o, 0], wp[b, k, 1] - pos[o, 1], wp[b, k, 2] - pos[o, 2]
+            if d0 ** 2 + d1 ** 2 + d2 ** 2 > bound2:
                 continue
-            d = cylinder_sdf(wp[b, k], pos[o], axis[o], a, hh, nrm)
+            d = cylinder_sdf_xyz(d0, d1, d2, axis_o, a, hh, nrm)
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
