@@ -98,16 +98,16 @@ def world_points(pos, rot, rim, i, wp):
 
 
 @njit(cache=True, fastmath=False)
-def point_velocity(vel, omega, pos, i, p, out):
-    r0, r1, r2 = p[0] - pos[i, 0], p[1] - pos[i, 1], p[2] - pos[i, 2]
+def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
+    r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
     out[1] = vel[i, 1] + omega[i, 2] * r0 - omega[i, 0] * r2
     out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
 
 
 @njit(cache=True, fastmath=False)
-def apply_at(force, torque, pos, i, p, f, sign):
-    r0, r1, r2 = p[0] - pos[i, 0], p[1] - pos[i, 1], p[2] - pos[i, 2]
+def apply_at(force, torque, pos, i, p0, p1, p2, f, sign):
+    r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     force[i, 0] += sign * f[0]
     force[i, 1] += sign * f[1]
     force[i, 2] += sign * f[2]
@@ -143,16 +143,16 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
             sw += xp2 * x
     g = sp ** (2.0 / pw - 1.0)
     for k in range(wp.shape[1]):
-        if wp[i, k, 2] < 0.0:
-            p = wp[i, k]
-            x = -p[2] / dm
+        p0, p1, p2 = wp[i, k, 0], wp[i, k, 1], wp[i, k, 2]
+        if p2 < 0.0:
+            x = -p2 / dm
             xp2 = power_m2(x, pw)
             ks = kn * g * xp2
             w = xp2 * x / sw
-            point_velocity(vel, omega, pos, i, p, vp)
-            point_force(-p[2], normal, vp, mat_spring[i, k], ks, cn * w, kt * w, ct * w,
+            point_velocity(vel, omega, pos, i, p0, p1, p2, vp)
+            point_force(-p2, normal, vp, mat_spring[i, k], ks, cn * w, kt * w, ct * w,
                         P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
-            apply_at(force, torque, pos, i, p, f, 1.0)
+            apply_at(force, torque, pos, i, p0, p1, p2, f, 1.0)
         else:
             mat_spring[i, k, 0] = 0.0
             mat_spring[i, k, 1] = 0.0
@@ -221,17 +221,17 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             if disc_partner[b, k] != o:
                 disc_partner[b, k] = o
                 disc_spring[b, k, :] = 0.0
-            p = wp[b, k]
-            point_velocity(vel, omega, pos, b, p, vb)
-            point_velocity(vel, omega, pos, o, p, vo)
+            p0, p1, p2 = wp[b, k, 0], wp[b, k, 1], wp[b, k, 2]
+            point_velocity(vel, omega, pos, b, p0, p1, p2, vb)
+            point_velocity(vel, omega, pos, o, p0, p1, p2, vo)
             for c in range(3):
                 vrel[c] = vb[c] - vo[c]
             point_force(d, normals[side * npts + k], vrel, disc_spring[b, k], ks, cn * w,
                         kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
             if dyn_b:
-                apply_at(force, torque, pos, b, p, f, 1.0)
+                apply_at(force, torque, pos, b, p0, p1, p2, f, 1.0)
             if dyn_o:
-                apply_at(force, torque, pos, o, p, f, -1.0)
+                apply_at(force, torque, pos, o, p0, p1, p2, f, -1.0)
     return True
 
 
@@ -245,7 +245,7 @@ def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque, scra
         return False
     for c in range(3):
         p[c] = sp[c] - d * normal[c]
-    point_velocity(vel, omega, pos, i, p, vi)
+    point_velocity(vel, omega, pos, i, p[0], p[1], p[2], vi)
     kn = 4.0 * P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * P[_MASS]) * P[_DAMP]
     vn = (vi[0] - sv[0]) * normal[0] + (vi[1] - sv[1]) * normal[1] + (vi[2] - sv[2]) * normal[2]
@@ -253,7 +253,7 @@ def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque, scra
     if fn > 0.0:
         for c in range(3):
             f[c] = fn * normal[c]
-        apply_at(force, torque, pos, i, p, f, -1.0)
+        apply_at(force, torque, pos, i, p[0], p[1], p[2], f, -1.0)
     return True
 
 
@@ -265,26 +265,26 @@ def kick(i, vel, omega, axis, force, torque, on_mat, P, h):
     a, th = P[_RADIUS], P[_THICK]
     ia = 0.5 * m * a * a
     ip = m * (3 * a * a + th * th) / 12.0
-    n = axis[i]
-    w = omega[i]
+    n0, n1, n2 = axis[i, 0], axis[i, 1], axis[i, 2]
+    w0, w1, w2 = omega[i, 0], omega[i, 1], omega[i, 2]
     lin, ang = 0.0, 0.0
     if P[_DAMP] > 0:
         lin = P[_LIN]
         ang = P[_ANG] + (P[_ROLL] if on_mat else 0.0)
-    nw = n[0] * w[0] + n[1] * w[1] + n[2] * w[2]
-    L0 = ip * w[0] + (ia - ip) * nw * n[0]
-    L1 = ip * w[1] + (ia - ip) * nw * n[1]
-    L2 = ip * w[2] + (ia - ip) * nw * n[2]
-    t0 = torque[i, 0] - ang * ip * w[0] - (w[1] * L2 - w[2] * L1)
-    t1 = torque[i, 1] - ang * ip * w[1] - (w[2] * L0 - w[0] * L2)
-    t2 = torque[i, 2] - ang * ip * w[2] - (w[0] * L1 - w[1] * L0)
-    nt = n[0] * t0 + n[1] * t1 + n[2] * t2
+    nw = n0 * w0 + n1 * w1 + n2 * w2
+    L0 = ip * w0 + (ia - ip) * nw * n0
+    L1 = ip * w1 + (ia - ip) * nw * n1
+    L2 = ip * w2 + (ia - ip) * nw * n2
+    t0 = torque[i, 0] - ang * ip * w0 - (w1 * L2 - w2 * L1)
+    t1 = torque[i, 1] - ang * ip * w1 - (w2 * L0 - w0 * L2)
+    t2 = torque[i, 2] - ang * ip * w2 - (w0 * L1 - w1 * L0)
+    nt = n0 * t0 + n1 * t1 + n2 * t2
     coef = 1.0 / ia - 1.0 / ip
     for c in range(3):
         vel[i, c] += (force[i, c] / m - lin * vel[i, c]) * h
-    omega[i, 0] += (t0 / ip + coef * nt * n[0]) * h
-    omega[i, 1] += (t1 / ip + coef * nt * n[1]) * h
-    omega[i, 2] += (t2 / ip + coef * nt * n[2]) * h
+    omega[i, 0] += (t0 / ip + coef * nt * n0) * h
+    omega[i, 1] += (t1 / ip + coef * nt * n1) * h
+    omega[i, 2] += (t2 / ip + coef * nt * n2) * h
 
 
 @njit(cache=True, fastmath=False)
