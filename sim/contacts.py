@@ -53,29 +53,38 @@ def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
 @njit(cache=True, fastmath=False)
 def point_force(depth, normal, vrel, spring, kn, cn, kt, ct, mus, muk, dt, friction, out):
     """Force on the point's body (written to out[3]); updates spring in place."""
-    vn = vrel[0] * normal[0] + vrel[1] * normal[1] + vrel[2] * normal[2]
+    return point_force_at(depth, normal[0], normal[1], normal[2], vrel, spring.reshape(1, 1, 3),
+                          0, 0, kn, cn, kt, ct, mus, muk, dt, friction, out)
+
+
+@njit(cache=True, fastmath=False)
+def point_force_at(depth, nx, ny, nz, vrel, springs, b, k, kn, cn, kt, ct, mus, muk, dt,
+                   friction, out):
+    """``point_force`` with the normal as scalars and the spring ``springs[b, k]``
+    of a [n, 3N, 3] array (no array views in the contact loop)."""
+    vn = vrel[0] * nx + vrel[1] * ny + vrel[2] * nz
     fn = kn * depth - cn * vn
     if fn < 0.0:
         fn = 0.0
-    out[0], out[1], out[2] = fn * normal[0], fn * normal[1], fn * normal[2]
+    out[0], out[1], out[2] = fn * nx, fn * ny, fn * nz
     if not friction:
         return fn
-    sn = spring[0] * normal[0] + spring[1] * normal[1] + spring[2] * normal[2]
-    vt0 = vrel[0] - vn * normal[0]
-    vt1 = vrel[1] - vn * normal[1]
-    vt2 = vrel[2] - vn * normal[2]
-    spring[0] += vt0 * dt - sn * normal[0]
-    spring[1] += vt1 * dt - sn * normal[1]
-    spring[2] += vt2 * dt - sn * normal[2]
-    f0 = -kt * spring[0] - ct * vt0
-    f1 = -kt * spring[1] - ct * vt1
-    f2 = -kt * spring[2] - ct * vt2
+    sn = springs[b, k, 0] * nx + springs[b, k, 1] * ny + springs[b, k, 2] * nz
+    vt0 = vrel[0] - vn * nx
+    vt1 = vrel[1] - vn * ny
+    vt2 = vrel[2] - vn * nz
+    springs[b, k, 0] += vt0 * dt - sn * nx
+    springs[b, k, 1] += vt1 * dt - sn * ny
+    springs[b, k, 2] += vt2 * dt - sn * nz
+    f0 = -kt * springs[b, k, 0] - ct * vt0
+    f1 = -kt * springs[b, k, 1] - ct * vt1
+    f2 = -kt * springs[b, k, 2] - ct * vt2
     ftn = np.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
     if ftn > mus * fn:
         scale = muk * fn / ftn if ftn > 0 else 0.0
         f0, f1, f2 = f0 * scale, f1 * scale, f2 * scale
         if kt > 0:
-            spring[0], spring[1], spring[2] = -f0 / kt, -f1 / kt, -f2 / kt
+            springs[b, k, 0], springs[b, k, 1], springs[b, k, 2] = -f0 / kt, -f1 / kt, -f2 / kt
     out[0] += f0
     out[1] += f1
     out[2] += f2

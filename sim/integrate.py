@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force, power_m2
+from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force_at, power_m2
 from sim.forces import magnetic_all, magnetic_on
 from sim.params import IDX
 
@@ -125,8 +125,7 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * m) * P[_DAMP]
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
-    normal, vp, f = scratch[0], scratch[1], scratch[2]
-    normal[0], normal[1], normal[2] = 0.0, 0.0, 1.0
+    vp, f = scratch[1], scratch[2]
     dm = 0.0
     for k in range(wp.shape[1]):
         dm = max(dm, -wp[i, k, 2])
@@ -150,8 +149,8 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
             ks = kn * g * xp2
             w = xp2 * x / sw
             point_velocity(vel, omega, pos, i, p0, p1, p2, vp)
-            point_force(-p2, normal, vp, mat_spring[i, k], ks, cn * w, kt * w, ct * w,
-                        P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
+            point_force_at(-p2, 0.0, 0.0, 1.0, vp, mat_spring, i, k, ks, cn * w, kt * w, ct * w,
+                           P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
             apply_at(force, torque, pos, i, p0, p1, p2, f, 1.0)
         else:
             mat_spring[i, k, 0] = 0.0
@@ -226,8 +225,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             point_velocity(vel, omega, pos, o, p0, p1, p2, vo)
             for c in range(3):
                 vrel[c] = vb[c] - vo[c]
-            point_force(d, normals[side * npts + k], vrel, disc_spring[b, k], ks, cn * w,
-                        kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
+            q = side * npts + k
+            point_force_at(d, normals[q, 0], normals[q, 1], normals[q, 2], vrel, disc_spring, b, k,
+                           ks, cn * w, kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
             if dyn_b:
                 apply_at(force, torque, pos, b, p0, p1, p2, f, 1.0)
             if dyn_o:
@@ -396,9 +396,10 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
                                                 scratch) else 0
     for i in range(n):
-        for j in range(n):
-            if awake[i] or awake[j]:
+        if awake[i]:
+            for j in range(n):
                 cur[i, j] = 0
+                cur[j, i] = 0
     hit[:, :] = False
     for i in range(n):
         if not live[i]:
