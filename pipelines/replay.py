@@ -14,8 +14,7 @@
    games are deterministic, so any difference is a reproducibility failure).
 
 ``frames(rep)`` asks the game for the position after each turn: the game's
-``trace(spec) -> list[dict]`` (``GameDef.trace`` once the lead wires it,
-until then ``rules.<game>.trace.trace``); the frame formats are described in
+``GameDef.trace(spec) -> list[dict]``; the frame formats are described in
 ``rules/polar/trace.py`` and ``rules/polarity/trace.py``.
 
 Bad input (no such run, game index out of range, game not stored yet) is a
@@ -25,7 +24,6 @@ Bad input (no such run, game index out of range, game not stored yet) is a
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -178,15 +176,10 @@ def replay(run_uri: str, game_index: int) -> Replay:
 
 
 def trace_function(game_def: GameDef) -> Callable[[GameSpec], list[dict]]:
-    """The game's ``trace(spec)``: ``GameDef.trace`` when wired, else ``rules.<game>.trace``."""
-    wired = getattr(game_def, "trace", None)
-    if wired is not None:
-        return wired
-    package = game_def.play_batch.__module__.rsplit(".", 1)[0]
-    try:
-        return importlib.import_module(f"{package}.trace").trace
-    except (ImportError, AttributeError):
-        raise UsageError(f"{game_def.name} has no trace(spec): it cannot be shown turn by turn") from None
+    """The game's ``trace(spec)``: the positions after each turn."""
+    if game_def.trace is None:
+        raise UsageError(f"{game_def.name} has no trace(spec): it cannot be shown turn by turn")
+    return game_def.trace
 
 
 def frames(rep: Replay) -> list[dict]:

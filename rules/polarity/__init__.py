@@ -18,6 +18,7 @@ from rules.polarity.model import PolarityRules, load_variants
 from rules.polarity.physics import physics_version
 from rules.polarity.records import play_batch
 from rules.polarity.strategies import STRATEGIES
+from rules.polarity.trace import trace
 
 GAME = register_game(
     GameDef(
@@ -29,5 +30,6 @@ GAME = register_game(
         play_batch=play_batch,
         physics_version=physics_version,
         default_variant="standard",
+        trace=trace,
     )
 )
