@@ -44,6 +44,11 @@ WorkersOpt = Annotated[
 ]
 AddressOpt = Annotated[Optional[str], typer.Option("--address", help="Join an existing Ray cluster ('auto' or host:port).")]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table, json or csv.")]
+RunIdOpt = Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")]
+ResumeOpt = Annotated[bool, typer.Option("--resume", help="Finish an interrupted run, skipping finished shards.")]
+OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")]
+ShardSizeOpt = Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
 ByOpt = Annotated[list[str], typer.Option("--by", help="Also group by this column (repeatable).")]
 WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=value or column!=value (repeatable).")]
 
@@ -51,6 +56,24 @@ WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=valu
 def fail(message: str, code: int = 2) -> None:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def check_execution(shard_size: Optional[int], workers: Optional[int]) -> None:
+    if shard_size is not None and shard_size <= 0:
+        raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
+    if workers is not None and workers < 0:
+        raise UsageError(f"--workers must be 0 or more (got {workers})")
+
+
+def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run", **kwargs):
+    """Run ``exp`` with a progress bar; an interrupted run exits 130 with how to finish it."""
+    with games_progress(exp.total_games, quiet, err_console) as advance:
+        result = run_experiment(exp, out, on_progress=advance, **kwargs)
+    if result.status != "complete":
+        err_console.print(f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
+                          f"finish it with the same command and --resume")
+        raise typer.Exit(130)
+    return result
 
 
 def build_experiment(game: str, variant: Optional[str], strategies: list[str], sets: list[str],
@@ -88,27 +111,23 @@ def simulate(
     seed: SeedOpt = 0,
     out: OutOpt = "runs",
     sets: SetOpt = [],
-    run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
-    resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted run, skipping finished shards.")] = False,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+    run_id: RunIdOpt = None,
+    resume: ResumeOpt = False,
+    overwrite: OverwriteOpt = False,
     workers: WorkersOpt = None,
     address: AddressOpt = None,
-    shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")] = False,
+    shard_size: ShardSizeOpt = None,
+    quiet: QuietOpt = False,
 ) -> None:
     """Play seeded games over Ray workers and write them as Parquet.
 
     Example: polsim simulate --game polar --variant polar-9 --strategies random,greedy --games 2000 --seed 7 --out runs/
     """
     try:
-        if shard_size is not None and shard_size <= 0:
-            raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
-        if workers is not None and workers < 0:
-            raise UsageError(f"--workers must be 0 or more (got {workers})")
+        check_execution(shard_size, workers)
         exp = build_experiment(game, variant, split_strategies(strategies), sets, games, seed, shard_size)
-        with games_progress(exp.total_games, quiet, err_console) as advance:
-            result = run_experiment(exp, out, run_id=run_id, resume=resume, overwrite=overwrite,
-                                    workers=workers, address=address, on_progress=advance)
+        result = run_with_progress(exp, out, quiet, run_id=run_id, resume=resume, overwrite=overwrite,
+                                   workers=workers, address=address)
     except UsageError as exc:
         fail(str(exc))
     _report_run(result, quiet)
@@ -122,12 +141,6 @@ def _headline(rows: list[dict], key: str) -> list[dict]:
 
 
 def _report_run(result, quiet: bool) -> None:
-    if result.status != "complete":
-        err_console.print(
-            f"run {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
-            f"finish it with the same command and --resume"
-        )
-        raise typer.Exit(130)
     if not quiet:
         err_console.print(f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         con, _ = open_runs([result.uri])

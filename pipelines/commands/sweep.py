@@ -1,13 +1,11 @@
 """``polsim sweep``: run every combination of knob values on the same seeds
 as one run, then print a balance table per cell and name the most balanced."""
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
-from pipelines.runner import run_experiment
 from pipelines.sweep import SweepReport, sweep_experiment, sweep_report
 from rules.base import UsageError
 
@@ -46,31 +44,24 @@ def register(app: typer.Typer) -> None:
         games: cli.GamesOpt = 1000,
         seed: cli.SeedOpt = 0,
         out: cli.OutOpt = "runs",
-        run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted sweep.")] = False,
-        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+        run_id: cli.RunIdOpt = None,
+        resume: cli.ResumeOpt = False,
+        overwrite: cli.OverwriteOpt = False,
         workers: cli.WorkersOpt = None,
         address: cli.AddressOpt = None,
-        shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
+        shard_size: cli.ShardSizeOpt = None,
         fmt: cli.FormatOpt = Format.table,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        quiet: cli.QuietOpt = False,
     ) -> None:
         """Play every combination of --set values on the same seeds; balance table per cell, most balanced named.
 
         Example: polsim sweep --game polarity --variant standard --set foundations=3,5,7 --set red_sudden_death=true,false --games 2000
         """
         try:
-            if shard_size is not None and shard_size <= 0:
-                raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
-            if workers is not None and workers < 0:
-                raise UsageError(f"--workers must be 0 or more (got {workers})")
+            cli.check_execution(shard_size, workers)
             exp = sweep_experiment(game, variant, cli.split_strategies(strategies), sets, games, seed, shard_size)
-            kwargs = dict(run_id=run_id, resume=resume, overwrite=overwrite, workers=workers, address=address)
-            with games_progress(exp.total_games, quiet, cli.err_console) as advance:
-                result = run_experiment(exp, out, on_progress=advance, **kwargs)
-            if result.status != "complete":
-                cli.err_console.print(f"sweep {result.run_id} interrupted; finish it with the same command and --resume")
-                raise typer.Exit(130)
+            result = cli.run_with_progress(exp, out, quiet, "sweep", run_id=run_id, resume=resume,
+                                           overwrite=overwrite, workers=workers, address=address)
             report = sweep_report(result.uri)
         except UsageError as exc:
             cli.fail(str(exc))

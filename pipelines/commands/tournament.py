@@ -1,13 +1,11 @@
 """``polsim tournament``: a round robin among named strategies, both seats,
 the same seeds for every pairing; cross-table and Elo-scale ratings."""
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
-from pipelines.runner import run_experiment
 from pipelines.spec import parse_sets
 from pipelines.tournament import TournamentReport, tournament_experiment, tournament_report
 from rules.base import UsageError
@@ -49,32 +47,25 @@ def register(app: typer.Typer) -> None:
         games: Annotated[int, typer.Option("--games", "-n", help="Games per pairing (each strategy plays each seat in half).")] = 1000,
         seed: cli.SeedOpt = 0,
         out: cli.OutOpt = "runs",
-        run_id: Annotated[Optional[str], typer.Option("--run-id", help="Name of the run folder (default: derived from the spec).")] = None,
-        resume: Annotated[bool, typer.Option("--resume", help="Finish an interrupted tournament.")] = False,
-        overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")] = False,
+        run_id: cli.RunIdOpt = None,
+        resume: cli.ResumeOpt = False,
+        overwrite: cli.OverwriteOpt = False,
         workers: cli.WorkersOpt = None,
         address: cli.AddressOpt = None,
-        shard_size: Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")] = None,
+        shard_size: cli.ShardSizeOpt = None,
         fmt: cli.FormatOpt = Format.table,
-        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+        quiet: cli.QuietOpt = False,
     ) -> None:
         """Round robin among strategies on the same seeds; cross-table and Bradley-Terry (Elo) ratings with intervals.
 
         Example: polsim tournament --game polar --variant polar-9 -s random,greedy,mcts:playouts=100 --games 500
         """
         try:
-            if shard_size is not None and shard_size <= 0:
-                raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
-            if workers is not None and workers < 0:
-                raise UsageError(f"--workers must be 0 or more (got {workers})")
+            cli.check_execution(shard_size, workers)
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
                                         games, seed, shard_size)
-            kwargs = dict(run_id=run_id, resume=resume, overwrite=overwrite, workers=workers, address=address)
-            with games_progress(exp.total_games, quiet, cli.err_console) as advance:
-                result = run_experiment(exp, out, on_progress=advance, **kwargs)
-            if result.status != "complete":
-                cli.err_console.print(f"tournament {result.run_id} interrupted; finish it with the same command and --resume")
-                raise typer.Exit(130)
+            result = cli.run_with_progress(exp, out, quiet, "tournament", run_id=run_id, resume=resume,
+                                           overwrite=overwrite, workers=workers, address=address)
             report = tournament_report(result.uri)
         except UsageError as exc:
             cli.fail(str(exc))
