@@ -141,15 +141,19 @@ def _headline(rows: list[dict], key: str) -> list[dict]:
 
 
 def _report_run(result, quiet: bool) -> None:
+    from pipelines.display import readable_tables
+    from pipelines.replay import point_at_games
+
     if not quiet:
         err_console.print(f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         con, _ = open_runs([result.uri])
         tables = analysis.summarize(con)
         con.close()
+        ends = point_at_games({"end reasons": tables["end_reasons"], "failures": tables["failures"]},
+                              {result.run_id: result.uri})
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),
                       "seats (0 moves first)": _headline(tables["seats"], "seat"),
-                      "end reasons": tables["end_reasons"], "failures": tables["failures"]},
-                     Format.table, out_console)
+                      **readable_tables(ends)}, Format.table, out_console)
     if result.games_failed:
         err_console.print(f"[bold yellow]{result.games_failed} games failed[/] (status 'error'); see `polsim analyze` failures")
         raise typer.Exit(3)
