@@ -94,10 +94,7 @@ def first_episode_seconds():
             "status": out[1]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=20)
-    args = parser.parse_args()
+def measure(repeat: int = 3) -> dict:
     world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2))
     host = 24                                                # a single foundation, room around
     assert world.live[host]
@@ -108,17 +105,23 @@ def main() -> None:
     lone = World.new()
     lone_host = lone.add_flat(0.0, 0.0, 1)
     lone_intent = nominal_intent(lone, lone_host, 0.0)
-    report = {
-        "lone_host_nominal_placement": time_episodes(lone, lone_intent, args.repeat),
+    return {
+        "lone_host_nominal_placement": time_episodes(lone, lone_intent, repeat),
         "bodies": int(world.live.sum()),
         "awake_at_start": int(world.awake.sum()),
-        "nominal_placement": time_episodes(world, nominal, args.repeat),
-        "snap_fault": time_episodes(world, fault, args.repeat),
+        "nominal_placement": time_episodes(world, nominal, repeat),
+        "snap_fault": time_episodes(world, fault, repeat),
         "pair_evals_per_s": {f"{d * 1e3:.0f} mm": round(pair_rate(d)) for d in
                              (0.031, 0.040, 0.060, 0.120)},
         "first_episode_fresh_process": first_episode_seconds(),
     }
-    print(json.dumps(report, indent=2))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    args = parser.parse_args()
+    print(json.dumps(measure(args.repeat), indent=2))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,16 @@ def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
     }
 
 
+def measure(games: int = 4, matchups: tuple[str, ...] = ("cautious,aggressive", "random,cautious",
+                                                        "lookahead,random"), seed: int = 2026) -> dict:
+    """Games per second per core for the given matchups (``make bench``)."""
+    play_batch(specs("cautious", "aggressive", 1, 999))  # warm-up: numba compile / cache load
+    out = {}
+    for a, b in (tuple(m.split(",")) for m in matchups):
+        out[f"{a} vs {b}"] = timed(a, b, max(2, games // 2) if "lookahead" in (a, b) else games, seed)
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=6)
