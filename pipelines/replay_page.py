@@ -78,7 +78,9 @@ def _json_for_script(data: dict) -> str:
 def build_html(data: dict) -> str:
     template = files("pipelines").joinpath(TEMPLATE).read_text(encoding="utf-8")
     title = f"{data['game'].capitalize()} game {data['game_index']} of {data['run_id']}"
-    return (template.replace("__TITLE__", html.escape(title)).replace("__GAME__", html.escape(data["game"]))
+    selfcheck = files("pipelines").joinpath("templates/selfcheck.js").read_text(encoding="utf-8")
+    return (template.replace("__SELFCHECK__", selfcheck)
+            .replace("__TITLE__", html.escape(title)).replace("__GAME__", html.escape(data["game"]))
             .replace("__HEADER__", _header(data)).replace("__DATA__", _json_for_script(data)))
 
 

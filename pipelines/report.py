@@ -258,7 +258,8 @@ def build_html(data: ReportData, title: str | None = None) -> str:
     title = title or f"polsim balance report — {data.game}"
     subtitle = f"{len(data.runs)} run(s), {games:,} games" + (f", grouped by {', '.join(data.keys)}" if data.keys else "")
     page = Template(files("pipelines").joinpath("templates/report.html").read_text(encoding="utf-8"))
-    return page.substitute(title=html.escape(title), subtitle=html.escape(subtitle), nav=nav,
+    selfcheck = files("pipelines").joinpath("templates/selfcheck.js").read_text(encoding="utf-8")
+    return page.substitute(title=html.escape(title), subtitle=html.escape(subtitle), nav=nav, selfcheck=selfcheck,
                            body="\n".join(s.html() for s in sections), version=html.escape(version("polsim")))
 
 
