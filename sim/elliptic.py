@@ -30,24 +30,28 @@ _HALF_PI = 0.5 * math.pi
 
 
 @njit(cache=True)
+def _start(kc, p, c, s):
+    """Bulirsch's starting values (pp, cc, ss) of one integral; for p <= 0
+    his transformation of the integrand to a positive parameter."""
+    if p > 0.0:
+        pp = math.sqrt(p)
+        return pp, c, s / pp
+    f = kc * kc
+    q = 1.0 - f
+    g = 1.0 - p
+    f = f - p
+    q = q * (s - c * p)
+    pp = math.sqrt(f / g)
+    cc = (c - s) / g
+    return pp, cc, -q / (g * g * pp) + cc * pp
+
+
+@njit(cache=True)
 def cel(kc, p, c, s):
     """Generalised complete elliptic integral cel(kc, p, c, s) (see module)."""
     k = abs(kc)
     em = 1.0
-    if p > 0.0:
-        pp = math.sqrt(p)
-        ss = s / pp
-        cc = c
-    else:
-        # Bulirsch's transformation of the integrand to a positive parameter.
-        f = kc * kc
-        q = 1.0 - f
-        g = 1.0 - p
-        f = f - p
-        q = q * (s - c * p)
-        pp = math.sqrt(f / g)
-        cc = (c - s) / g
-        ss = -q / (g * g * pp) + cc * pp
+    pp, cc, ss = _start(kc, p, c, s)
     # Gauss/Landen descent; kk carries the running product used for the next modulus.
     f = cc
     cc = cc + ss / pp
@@ -68,22 +72,6 @@ def cel(kc, p, c, s):
         g = em
         em = k + em
     return _HALF_PI * (ss + cc * em) / (em * (em + pp))
-
-
-@njit(cache=True)
-def _start(kc, p, c, s):
-    """Bulirsch's starting values (pp, cc, ss) of one integral."""
-    if p > 0.0:
-        pp = math.sqrt(p)
-        return pp, c, s / pp
-    f = kc * kc
-    q = 1.0 - f
-    g = 1.0 - p
-    f = f - p
-    q = q * (s - c * p)
-    pp = math.sqrt(f / g)
-    cc = (c - s) / g
-    return pp, cc, -q / (g * g * pp) + cc * pp
 
 
 @njit(cache=True)
