@@ -79,6 +79,15 @@ def put(row: dict, name: str, interval: Interval | None) -> dict:
     return row
 
 
+def put_group_shares(scope, rows: list[dict], name: str, counts: list[dict], k: str = "k", n: str = "n") -> list[dict]:
+    """Store on each row the share ``k / n`` of its group, from ``counts`` (one row per group)."""
+    by_group = scope.by_group(counts)
+    for row in rows:
+        c = by_group.get(scope.group_of(row))
+        put(row, name, share(c[k], c[n]) if c else None)
+    return rows
+
+
 def share(k: int, n: int) -> Interval | None:
     """Wilson interval of k of n, or None for n = 0."""
     return wilson(k, n, LEVEL) if n else None

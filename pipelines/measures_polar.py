@@ -17,7 +17,7 @@ when the runs lack its columns.
 
 from __future__ import annotations
 
-from pipelines.balance_measures import outcomes, put, share
+from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope
 
@@ -60,11 +60,7 @@ def passes(scope: Scope) -> list[dict]:
         f"SELECT {scope.keys_sql()} count(*) FILTER (WHERE n_passes > 2) AS k, count(n_passes) AS n "
         f"FROM {finished_games(scope)} GROUP BY ALL ORDER BY ALL"
     )
-    early = scope.by_group(early)
-    for row in rows:
-        e = early[scope.group_of(row)]
-        put(row, "early_pass", share(e["k"], e["n"]))
-    return rows
+    return put_group_shares(scope, rows, "early_pass", early)
 
 
 def swap(scope: Scope) -> list[dict]:

@@ -22,7 +22,7 @@ Seats: 0 is White (moves first), 1 is Black.
 
 from __future__ import annotations
 
-from pipelines.balance_measures import outcomes, put, share
+from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope, quote
 
@@ -68,11 +68,7 @@ def attempts(scope: Scope) -> list[dict]:
     rows = describe(scope, "t.attempts", _turn_rows(scope, "place"), scope.keys_sql())
     gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE t.outcome = 'gave_up') AS k "
                          f"FROM {_turn_rows(scope, 'place')} GROUP BY ALL ORDER BY ALL")
-    gave_up = scope.by_group(gave_up)
-    for row in rows:
-        g = gave_up[scope.group_of(row)]
-        put(row, "gave_up", share(g["k"], g["n"]))
-    return rows
+    return put_group_shares(scope, rows, "gave_up", gave_up)
 
 
 def conversions(scope: Scope) -> list[dict]:
@@ -83,10 +79,7 @@ def conversions(scope: Scope) -> list[dict]:
     if scope.has("phase", "outcome", view="turns"):
         sql = CONVERT_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]),
                                  join=scope.join)
-        success = scope.by_group(scope.rows(sql))
-        for row in rows:
-            s = success.get(scope.group_of(row))
-            put(row, "success", share(s["converted"], s["attempts"]) if s else None)
+        put_group_shares(scope, rows, "success", scope.rows(sql), k="converted", n="attempts")
     return rows
 
 
