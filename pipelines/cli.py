@@ -7,8 +7,6 @@ defined once below.
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Annotated, Optional
 
 import typer

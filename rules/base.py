@@ -208,5 +208,4 @@ def get_game(name: str) -> GameDef:
 
 def all_games() -> dict[str, GameDef]:
     _load_games()
-
     return dict(_GAMES)

@@ -3,7 +3,6 @@
 Each test names the rule of RULES.md (R1-R19) or the source's edge case it checks.
 """
 
-import math
 
 import numpy as np
 import pytest

@@ -7,7 +7,6 @@ from __future__ import annotations
 import glob
 import shutil
 
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
