@@ -13,6 +13,14 @@ recorded check that different strategies differ (e.g. lookahead vs random).
 
     .venv/bin/python benchmarks/bench_polarity.py --games 10
     .venv/bin/python benchmarks/bench_polarity.py --compare lookahead random --games 300
+    .venv/bin/python benchmarks/bench_polarity.py --quality --games 10 --workers 2
+
+``--quality`` plays ``--games`` games per matchup (default: cautious vs
+aggressive, random vs cautious, converter vs capturer) and prints the mix of
+end reasons, turns per game after setup, and what became of every released
+leaner that ended a turn (``action_state``: leaning, resting = snapped onto
+a disc, flat, stacked, in_hand), plus flat retries (R5), R6 fault kinds and
+who touched the red disc (R14).
 
 Recorded 2026-11-29 on the shared 2-core dev machine (load ~8), physics 0.1.0
 (sim at e99b62d-e9244a7), CPU seconds of the process:
@@ -117,6 +125,56 @@ def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
     }
 
 
+def _play_tables(batch: list[GameSpec]):
+    g, t = play_batch(batch)
+    return g.to_pylist(), t.to_pylist()
+
+
+def mix(values) -> dict:
+    values = [str(v) for v in values]
+    return {k: values.count(k) for k in sorted(set(values), key=lambda k: -values.count(k))}
+
+
+def quality(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None,
+            workers: int = 1) -> dict:
+    """Do the games look like Polarity? End reasons, turns per game, and what became of
+    every released leaner (from the turns table), for n games of A against B."""
+    batch = specs(a, b, n, seed, variant, sets)
+    c0 = time.process_time()
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_play_tables, [[s] for s in batch]))
+    else:
+        parts = [_play_tables([s]) for s in batch]
+    games = [g for gs, _ in parts for g in gs]
+    turns = [t for _, ts in parts for t in ts]
+    setup = 2 * GAME.with_overrides(GAME.variant(variant), sets or {}).foundations
+    played = sorted(g["n_turns"] - setup for g in games if g["n_turns"] is not None)
+    place = [t for t in turns if t["phase"] == "place" and t["outcome"] in ("placed", "fault")]
+    kinds = [k for t in place for k in (t["fault_kinds"] or "").split(",") if k]
+    return {
+        "matchup": f"{a} vs {b}", "games": n, "variant": variant, "sets": sets or {},
+        "ends": mix(g["end_reason"] for g in games),
+        "turns_after_setup": {"mean": round(sum(played) / max(1, len(played)), 1),
+                              "median": played[len(played) // 2] if played else None,
+                              "min": played[0] if played else None, "max": played[-1] if played else None},
+        "stacks_left_mean": round(sum(g["stack_0"] + g["stack_1"] for g in games if g["stack_0"] is not None)
+                                  / max(1, len(games)) / 2, 1),
+        "releases": len(place),
+        "action_state": mix(t.get("action_state") for t in place),
+        "flat_retries": sum(t["attempts"] - 1 for t in place),
+        "gave_up": sum(t["outcome"] == "gave_up" for t in turns),
+        "fault_kinds": mix(kinds),
+        "red_toucher": mix(t.get("red_toucher") for t in turns if t["red_touched"]),
+        "unsettled_turns": sum(bool(t.get("unsettled")) for t in turns),
+        "conversions": mix(t["outcome"] for t in turns if t["phase"] == "convert"),
+        "captures": mix(t["outcome"] for t in turns if t["phase"] == "capture"),
+        "cpu_seconds_driver": round(time.process_time() - c0, 1),
+    }
+
+
 def measure(games: int = 4, matchups: tuple[str, ...] = ("cautious,aggressive", "random,cautious",
                                                         "lookahead,random"), seed: int = 2026) -> dict:
     """Games per second per core for the given matchups (``make bench``)."""
@@ -133,12 +191,22 @@ def main(argv=None) -> int:
     ap.add_argument("--matchups", nargs="*", metavar="A,B", help="only these matchups (default: all)")
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"))
+    ap.add_argument("--quality", action="store_true",
+                    help="end reasons, turns per game and leaner outcomes per matchup (not speed)")
     ap.add_argument("--variant", default="standard")
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
     ap.add_argument("--workers", type=int, default=1, help="processes for --compare")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
-    if args.compare:
+    if args.quality:
+        sets = dict(kv.split("=", 1) for kv in args.set)
+        out = []
+        for m in args.matchups or ["cautious,aggressive", "random,cautious", "converter,capturer"]:
+            t0 = time.perf_counter()
+            out.append(quality(*m.split(","), args.games, args.seed, args.variant, sets, args.workers))
+            out[-1]["wall_seconds"] = round(time.perf_counter() - t0, 1)
+            print(json.dumps(out[-1]), flush=True)
+    elif args.compare:
         sets = dict(kv.split("=", 1) for kv in args.set)
         out = [compare(*args.compare, args.games, args.seed, args.variant, sets, args.workers)]
     else:

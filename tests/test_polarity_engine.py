@@ -296,12 +296,33 @@ def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():
     assert turns[-1]["player"] == 1 and turns[-1]["red_touched"]
 
 
-def test_r19_physics_not_settling_ends_the_game_as_step_budget():
-    def never_settles(world, intent):
-        return world.finish(world.bodies(), status="step_budget", action=-1)
+def never_settles(world, intent):
+    """The action disc ends leaning but the world is still moving when the budget ends."""
+    i = new_id(world)
+    host = world.b[intent.host]
+    return world.finish(world.bodies() + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
+                        action=i, status="step_budget")
 
-    row, _ = make_game([never_settles], setup=False).play()
+
+def test_r19_unsettled_end_game_ends_the_game_as_step_budget():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, unsettled="end_game")
+    row, _ = make_game([never_settles], rules=rules, setup=False).play()
     assert (row["end_reason"], row["winner"], row["status"]) == ("step_budget", None, "ok")
+
+
+def test_r19_unsettled_freeze_resolves_the_turn_and_the_game_goes_on():
+    frozen = []
+    game = make_game([never_settles] + [lean_ok] * 20, setup=False)
+    game.sim.freeze = lambda world: frozen.append(world) or 3  # three bodies were still moving
+    row, turns = game.play()
+    assert row["end_reason"] == "stack_empty" and row["unsettled_episodes"] == 1 and len(frozen) == 1
+    first = next(t for t in turns if t["phase"] == "place")
+    assert (first["outcome"], first["unsettled"], first["action_state"]) == ("placed", 3, "leaning")
+    assert all(t["unsettled"] == 0 for t in turns if t is not first)
+
+
+def test_r19_unsettled_is_the_default_freeze():
+    assert PolarityRules().unsettled == "freeze"
 
 
 def test_physics_nan_and_strategy_errors_become_error_rows_not_exceptions(monkeypatch):

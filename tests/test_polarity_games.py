@@ -166,3 +166,23 @@ def test_r4_r7_leaner_then_conversion_on_the_real_core():
     game.convert(0, Convert(leaner.id, math.pi))  # toward the host, the side it leans to
     assert game.rows[-1]["outcome"] == "converted", game.rows[-1]
     assert leaner.id in {h.id for h in game.view(0).hosts()} and game.table.stacks[0] == 9
+
+
+def test_r19_unsettled_freeze_on_the_real_core_stops_moving_bodies_where_they_are():
+    from rules.polarity.view import Place
+
+    game = real_game()
+    game.rules = game.rules.model_copy(update={"settle_budget_s": 0.02})  # far too short to settle
+    game.params = game.params.model_copy(update={"settle_budget_s": 0.02})
+    game.world.params = game.params
+    game.world.P = game.params.pack()
+    host = game.world.add_flat(0.12, 0.0, -1)
+    game.world.add_flat(-0.12, 0.0, 1)
+    game.refresh()
+    game.table.stacks = [10, 10]
+    game.place(0, Place(host, 0.0, game.view(0).nominal_distance(host, 0.0, 0.785), 0.785))
+    row = game.rows[-1]
+    assert row["unsettled"] >= 1 and game.unsettled_episodes == 1
+    w = game.world
+    assert not w.awake[w.live > 0].any() and not w.vel[w.live > 0].any() and not w.omega[w.live > 0].any()
+    assert row["outcome"] in ("placed", "fault") and game.table.stacks[0] == 9  # resolved as a turn

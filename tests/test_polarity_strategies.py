@@ -49,9 +49,14 @@ def test_cautious_leans_away_from_the_neighbour_and_the_red_disc():
 def test_cautious_setup_spot_is_far_from_other_discs():
     bodies = [RED, disc(1, 100, 0, W), disc(3, -100, 0, B)]
     v = view_of(bodies)
+
+    def nearest(s):
+        return min(math.hypot(s[0] - b.x, s[1] - b.y) for b in bodies)
+
     spot = make("cautious").setup_spot(v, np.random.default_rng(1))
     rand = [make("random").setup_spot(v, np.random.default_rng(s)) for s in range(20)]
-    assert v.rim_gap(*spot) > np.median([v.rim_gap(*s) for s in rand])
+    assert nearest(spot) > np.median([nearest(s) for s in rand])
+    assert v.legal_spot(*spot, margin=0.004)  # with room for the hand's noise (R3)
 
 
 def test_aggressive_plays_toward_red_and_the_opponent():

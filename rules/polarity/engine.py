@@ -67,6 +67,23 @@ def noisy_spot(x: float, y: float, hand: np.random.Generator, p) -> tuple[float,
     return x + dx * p.noise_mm * MM, y + dy * p.noise_mm * MM
 
 
+def freeze_world(world) -> int:
+    """Stop the moving bodies of a core ``World`` where they are (speeds zeroed, asleep; the
+    next episode takes each sleeper's magnetic force as its wake reference) and count them."""
+    moving = (world.live > 0) & (world.awake > 0)
+    world.vel[moving] = 0.0
+    world.omega[moving] = 0.0
+    world.awake[moving] = 0
+    return int(moving.sum())
+
+
+def action_state(ep, res: Resolution) -> str:
+    """Where the released Action Disc ended: its final state, or ``in_hand`` (R8)."""
+    if res.action == "in_hand":
+        return "in_hand"
+    return next((b.state.value for b in ep.final if b.id == ep.action), "out")
+
+
 def check_legal(view: View, action) -> None:
     """R4, R7: a leaner only off your own host; convert only your own leaner."""
     if isinstance(action, Place) and action.host not in {h.id for h in view.hosts()}:
@@ -95,6 +112,7 @@ class Game:
         self.rows: list[dict] = []
         self.turn = 0
         self.counts = {k: [0, 0] for k in ("faults", "conversions", "captures", "placements", "gave_up", "attempts")}
+        self.unsettled_episodes, self.stopped = 0, 0
         self.steps, self.sim_time = 0, 0.0
         self.red_up = 0
         self.red_orientation = None
@@ -131,8 +149,10 @@ class Game:
             return None
         return lambda host, azimuth, tilt: self.sim.nominal_intent(self.world, host, azimuth, colour(seat), tilt).base_distance
 
-    def episode(self, fn, *args):
-        """Run one episode on the live world; returns (before, before_contacts, episode)."""
+    def episode(self, fn, *args, take_back: bool = False):
+        """Run one episode on the live world; returns (before, before_contacts, episode).
+        Not at rest within the budget (R19): ``rules.unsettled`` freezes the world or ends
+        the game; ``take_back`` (a setup try on a copy) always raises, to be taken back."""
         before = {b.id: b for b in self.bodies()}
         contacts = pairs(self.world.contacts())
         ep = fn(self.world, *args)
@@ -142,8 +162,16 @@ class Game:
         if ep.status in ("nan", "energy"):
             raise PhysicsError(f"physics reported {ep.status} after {ep.steps} steps")
         if ep.status != "settled":
-            raise GameOver("step_budget")
+            if take_back or self.rules.unsettled == "end_game":
+                raise GameOver("step_budget")
+            self.freeze()
         return before, contacts, ep
+
+    def freeze(self) -> None:
+        """R19 ``unsettled=freeze``: stop every moving body where it is and let it sleep."""
+        self.stopped += (getattr(self.sim, "freeze", None) or freeze_world)(self.world)
+        self.unsettled_episodes += 1
+        self._bodies = None
 
     def resolve(self, ep, before, contacts, seat, expected, keep=frozenset(), action=-1) -> Resolution:
         return resolve(
@@ -176,7 +204,9 @@ class Game:
             "fault_kinds": ",".join(res.faults), "returned_to_stack": len(res.returned),
             "fault_groups_made": len(res.groups), "red_touched": res.red_touched,
             "discs_on_mat": sum(1 for b in bodies if not b.red and b.state.value != "out"),
+            "red_toucher": res.red_toucher, "unsettled": self.stopped,
         }
+        self.stopped = 0
         for s in (0, 1):
             row[f"stack_{s}"] = self.table.stacks[s]
             row[f"towers_{s}"] = len(self.table.towers_of(s))
@@ -257,7 +287,7 @@ class Game:
         live = self.world
         self.world = live.copy()
         try:
-            before, contacts, ep = self.episode(self.sim.lay_flat, x, y, colour(seat))
+            before, contacts, ep = self.episode(self.sim.lay_flat, x, y, colour(seat), take_back=True)
         except GameOver:  # not at rest within the budget: it reacted, take it back
             self.world = live
             return False
@@ -362,7 +392,8 @@ class Game:
             self.apply(seat, ep, res)
             placed = res.action == "placed" and not res.fault
             self.counts["placements"][seat] += int(placed)
-            self.record(seat, "place", "placed" if placed else "fault", res, attempts=attempt, **intended, **noisy)
+            self.record(seat, "place", "placed" if placed else "fault", res, attempts=attempt,
+                        action_state=action_state(ep, res), **intended, **noisy)
             self.check_end(seat, res, emptied)
             return
         self.counts["gave_up"][seat] += 1
@@ -395,6 +426,7 @@ class Game:
             "loser": over.loser, "loser_cause": over.cause or None,
             "red_orientation": self.red_orientation, "physics_version": physics_version(),
             "attempts_total": sum(self.counts["attempts"]), "physics_steps": self.steps, "sim_time": self.sim_time,
+            "unsettled_episodes": self.unsettled_episodes,
         }
         for s in (0, 1):
             row[f"stack_{s}"] = self.table.stacks[s]

@@ -5,6 +5,21 @@
 (``magnet_strength`` scales the magnets' remanence Br). Named variants are
 TOML files in ``variants/`` holding a ``description`` and only the knobs that
 differ from the defaults; ``load_variants`` validates each with the model.
+
+``unsettled`` (R19: "the physics runs until every disc is at rest, or the
+step budget ends") says what an episode that is still moving when the budget
+ends does to the game. ``freeze`` (default) reads the world as it is then:
+the moving bodies are stopped where they are (speeds zeroed, put to sleep),
+the turn is resolved from that state like any other and recorded
+(``turns.unsettled``, ``games.unsettled_episodes``). ``end_game`` ends the
+whole game with ``step_budget`` and no winner. Freeze is the default because
+a budget overrun is a numerical event, not play: on the table every disc
+comes to rest within a second or two, and what the core cannot settle is
+almost always a leaner still rocking on its cushion or a disc creeping under
+a weak pull, both tiny motions; stopping them changes the position by far
+less than the hand's noise, while ending the game throws away everything
+played so far and biases the end-reason mix toward crowded (late) worlds.
+``end_game`` remains for studying the core itself.
 """
 
 from __future__ import annotations
@@ -38,6 +53,7 @@ class PolarityRules(RulesBase):
     no_colour_loses: bool = True  # R16
     end_when: Literal["stack_empty", "both_stacks_empty"] = "stack_empty"  # R17
     settle_budget_s: float = Field(4.0, gt=0)  # R19, simulated seconds per episode
+    unsettled: Literal["freeze", "end_game"] = "freeze"  # R19, an episode not at rest within the budget
     max_turns: int = Field(400, ge=1)  # safety cap -> end reason turn_limit
     magnet_strength: float = Field(1.0, gt=0)  # physics: scale on Br
 

@@ -16,6 +16,8 @@ games (one row per game)
     red_orientation string (bar | dot); physics_version string;
     attempts_total int32 (leaner release attempts, both seats);
     physics_steps int64, sim_time float64 (simulated seconds, all episodes);
+    unsettled_episodes int32 (episodes not at rest within the step budget and
+    frozen, R19 ``unsettled=freeze``);
     per seat s in 0, 1: stack_s (discs left), towers_s (towers controlled),
     tower_discs_s (their scoring discs), faults_s (turns with an R6 fault),
     conversions_s, captures_s (discs captured), placements_s (leaners placed),
@@ -33,7 +35,13 @@ turns (one row per action; a turn with captures has several rows, same ``turn``)
     attempts int32; fault_kinds string (comma list of R6 a-e); red_touched
     bool; returned_to_stack int32 (R8, R9); fault_groups_made int32;
     captured_discs int32; stack_s, towers_s, tower_discs_s int32 and
-    score_s float64 after the row; discs_on_mat int32.
+    score_s float64 after the row; discs_on_mat int32; action_state string
+    (place rows ending the turn: where the released Action Disc ended,
+    leaning | resting (snapped onto a disc) | flat | stacked | in_hand | out);
+    red_toucher string (R14 rows: action | leaner | foundation, the kind of
+    disc that touched the red one; empty otherwise); unsettled int32 (bodies
+    still moving when the row's episodes hit the step budget and frozen where
+    they were, R19 ``unsettled=freeze``; 0 when every episode settled).
 """
 
 from __future__ import annotations
@@ -51,7 +59,7 @@ GAMES = pa.schema(
         ("end_reason", pa.string()), ("n_turns", pa.int32()), ("status", pa.string()), ("error", pa.string()),
         ("loser", pa.int8()), ("loser_cause", pa.string()), ("red_orientation", pa.string()),
         ("physics_version", pa.string()), ("attempts_total", pa.int32()), ("physics_steps", pa.int64()),
-        ("sim_time", pa.float64()),
+        ("sim_time", pa.float64()), ("unsettled_episodes", pa.int32()),
     ]
     + [(f"{k}_{s}", pa.int32()) for k in PER_SEAT_GAME for s in SEATS]
 )
@@ -68,6 +76,7 @@ TURNS = pa.schema(
     ]
     + [(f"{k}_{s}", pa.int32()) for k in ("stack", "towers", "tower_discs") for s in SEATS]
     + [("score_0", pa.float64()), ("score_1", pa.float64()), ("discs_on_mat", pa.int32())]
+    + [("action_state", pa.string()), ("red_toucher", pa.string()), ("unsettled", pa.int32())]
 )
 
 

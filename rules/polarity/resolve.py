@@ -42,6 +42,7 @@ class Resolution:
     returned: list[int] = field(default_factory=list)
     groups: list[FaultGroup] = field(default_factory=list)
     action: str = ""
+    red_toucher: str = ""  # who touched the red disc: action | leaner | foundation | "" (none)
 
     @property
     def fault(self) -> bool:
@@ -154,6 +155,21 @@ def action_outcome(ep: Episode, faults: list[str], action: int) -> str:
     return "placed" if state == BodyState.LEANING else "flat"
 
 
+def red_toucher(red_contacts, before: dict[int, BodyInfo], action: int) -> str:
+    """Which kind of disc touched the red one (R14 diagnostics): the Action Disc itself
+    (or the new disc of the move), a leaner, or a flat disc or tower."""
+    kinds = []
+    for i in red_contacts:
+        b = before.get(i)
+        if i == action or b is None:
+            kinds.append("action")
+        elif b.state in LEANERS:
+            kinds.append("leaner")
+        elif not b.red:
+            kinds.append("foundation")
+    return min(kinds, key=["action", "leaner", "foundation"].index) if kinds else "other"
+
+
 def resolve(
     ep: Episode,
     before: dict[int, BodyInfo],
@@ -180,6 +196,8 @@ def resolve(
     out = set(ep.out_of_bounds) - ({action} if res.action == "flat" else set())
     red = {i for i, b in before.items() if b.red}
     res.returned = sorted((in_hand | out) - red)
+    if ep.red_contacts:
+        res.red_toucher = red_toucher(ep.red_contacts, before, action)
     if res.fault:
         res.groups = fault_groups(
             ep, before, before_contacts, expected, table, mover, tower_steal, set(res.returned), keep

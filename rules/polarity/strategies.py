@@ -9,11 +9,22 @@ azimuth, degrees) and the engine adds that noise from the seat's hand stream.
 
 - ``random``: any host, any direction, any legal spot;
 - ``cautious``: the host and direction with the most clearance from other magnets;
-- ``aggressive``: leaners and towers near the red disc and the opponent's discs;
+- ``aggressive``: leaners and towers near the red disc and the opponent's discs,
+  but never inside the red disc's reach plus ``red_margin_mm``;
 - ``converter``: converts its leaners early to widen its base, then plays cautious;
 - ``capturer``: hosts on its towers, keeps captured towers safe and near home;
 - ``lookahead``: tries candidates on copies of the world with sampled hand
   noise (``trial``) and keeps the best mean result within ``budget`` episodes.
+
+Clearance is measured, not guessed: ``rules.polarity.clearance`` holds where
+a released leaner stands (its centre ~48 mm from its host's, the hand
+starting 20 mm further out) and how far each magnet's pull reaches (about
+75-80 mm from a leaner's centre). A candidate's *margin* is its distance
+beyond those reaches. Every strategy skips leaners whose red margin is below
+its ``red_margin_mm`` (R14: the leaner or its fall reaching the red disc is
+suicide) unless nothing else is left; a very negative value turns that off.
+Setup and captures spread foundations and towers (the spot farthest from
+every disc), so each can host leaners.
 """
 
 from __future__ import annotations
@@ -24,10 +35,12 @@ import numpy as np
 from pydantic import Field
 
 from rules.base import StrategyDef, StrategyParams
+from rules.polarity import clearance
 from rules.polarity.view import Convert, Place, View
 
 MM = 1e-3
 TAU = 2 * math.pi
+RIM_KEEP = 0.004  # spread spots keep this gap to the legal edge (R3), so hand noise does not make them illegal
 
 
 class HandParams(StrategyParams):
@@ -35,13 +48,33 @@ class HandParams(StrategyParams):
     noise_deg: float = Field(2.0, ge=0, description="σ of the hand's tilt and azimuth, degrees")
 
 
-def far_spot(view: View, rng, n: int, red_weight: float = 2.0):
+def red_scaled(margin: float, weight: float) -> float:
+    """A red margin counted ``weight`` times as much as a disc's (more critical either side of 0)."""
+    return margin / weight if margin > 0 else margin * weight
+
+
+def spread_spot(view: View, rng, n: int, red_weight: float = 2.0):
+    """R3 / R10: of ``n`` legal spots, the one farthest from every disc (the red disc's gap,
+    less the reach of a leaner, counted ``red_weight`` times): spreads foundations so each
+    keeps room for leaners (``clearance``)."""
     spots = view.sample_spots(rng, n) or view.sample_spots(rng, 8 * n)
-    return max(spots, key=lambda s: view.rim_gap(*s, red_weight=red_weight)) if spots else (0.0, 0.1)
+    spots = [s for s in spots if view.rim_gap(*s) > RIM_KEEP] or spots
+    if not spots:
+        return (0.0, 0.1)
+
+    def score(s) -> float:
+        disc, red = clearance.spot_margin(view.discs() + ([view.red()] if view.red() else []), *s,
+                                          red_gap=clearance.REACH_ATTRACT)
+        return min(disc, red_scaled(red, red_weight))
+
+    return max(spots, key=score)
+
+
+far_spot = spread_spot
 
 
 def nominal(view: View, host, azimuth: float) -> Place:
-    return Place(host.id, azimuth % TAU, view.geo.nominal_base_distance, view.geo.nominal_tilt)
+    return Place(host.id, azimuth % TAU, clearance.LEANER_BASE, view.geo.nominal_tilt)
 
 
 def push_direction(view: View, leaner) -> float:
@@ -76,16 +109,39 @@ def candidates(view: View, n_azimuths: int, rng) -> list[Place]:
     return [nominal(view, h, phase + k * TAU / n_azimuths) for h in view.hosts() for k in range(n_azimuths)]
 
 
-def clearance_of(view: View, place: Place, red_weight: float) -> float:
+def margins_of(view: View, place: Place) -> tuple[float, float]:
+    """(disc margin, red margin) of a candidate leaner, metres beyond the measured reach."""
     host = view.by_id()[place.host]
-    pts = view.leaner_points(host, place.azimuth, place.base_distance, place.tilt)
-    return view.clearance(pts, skip={place.host}, red_weight=red_weight)
+    return clearance.margins(view.bodies, host, place.azimuth, view.up, view.geo.circle_radius,
+                             place.base_distance)
+
+
+def clearance_of(view: View, place: Place, red_weight: float) -> float:
+    """The candidate's smallest margin, the red disc's counted ``red_weight`` times."""
+    disc, red = margins_of(view, place)
+    return min(disc, red_scaled(red, red_weight))
+
+
+def not_suicide(view: View, cands: list[Place], red_margin_mm: float) -> list[Place]:
+    """R14: the candidates whose leaner (and its fall) stays ``red_margin_mm`` beyond the red
+    disc's measured reach; all of them if none does (nothing safe is left)."""
+    safe = [c for c in cands if margins_of(view, c)[1] >= red_margin_mm * MM]
+    return safe or cands
+
+
+def best_tuned(view: View, ranked: list[Place], key, top: int = 3) -> Place | None:
+    """Tune the ``top`` best candidates to the core's balancing distance (it moves with the
+    crowd) and keep the one whose tuned pose still scores best."""
+    tuned_ = [tuned(view, c) for c in ranked[:top]]
+    return max(tuned_, key=key) if tuned_ else None
 
 
 # random ---------------------------------------------------------------------
 
 class RandomParams(HandParams):
     p_convert: float = Field(0.05, ge=0, le=1, description="chance of converting a leaner when it can")
+    red_margin_mm: float = Field(0.0, description="skip leaners within the red disc's reach plus this, mm "
+                                                  "(R14; -1000 plays anywhere)")
 
 
 class RandomStrategy:
@@ -103,17 +159,18 @@ class RandomStrategy:
         if view.rules.allow_conversion and leaners and rng.random() < self.p.p_convert:
             pick = leaners[rng.integers(len(leaners))]
             return Convert(pick.id, push_direction(view, pick))
-        hosts = view.hosts()
-        if not hosts:
+        cands = not_suicide(view, candidates(view, 8, rng), self.p.red_margin_mm)
+        if not cands:
             return fallback(view)
-        return tuned(view, nominal(view, hosts[rng.integers(len(hosts))], float(rng.random() * TAU)))
+        return tuned(view, cands[rng.integers(len(cands))])
 
 
 # cautious -------------------------------------------------------------------
 
 class CautiousParams(HandParams):
     n_azimuths: int = Field(16, ge=1, description="approach directions tried per host")
-    red_weight: float = Field(2.0, gt=0, description="how much more the red disc's gap counts")
+    red_weight: float = Field(2.0, gt=0, description="how much more the red disc's margin counts")
+    red_margin_mm: float = Field(20.0, description="never lean within the red disc's reach plus this, mm (R14)")
     spots: int = Field(48, ge=1, description="candidate spots for setup and captures")
 
 
@@ -122,50 +179,59 @@ class CautiousStrategy:
         self.p = p
 
     def setup_spot(self, view, rng):
-        return far_spot(view, rng, self.p.spots, self.p.red_weight)
+        return spread_spot(view, rng, self.p.spots, self.p.red_weight)
 
     def capture_spot(self, view, group, rng):
-        return far_spot(view, rng, self.p.spots, self.p.red_weight)
+        return spread_spot(view, rng, self.p.spots, self.p.red_weight)
+
+    def value(self, view, c: Place) -> float:
+        return clearance_of(view, c, self.p.red_weight)
 
     def ranked(self, view, rng) -> list[Place]:
-        cands = candidates(view, self.p.n_azimuths, rng)
-        return sorted(cands, key=lambda c: -clearance_of(view, c, self.p.red_weight))
+        cands = not_suicide(view, candidates(view, self.p.n_azimuths, rng), self.p.red_margin_mm)
+        return sorted(cands, key=lambda c: -self.value(view, c))
 
     def act(self, view, rng):
         ranked = self.ranked(view, rng)
         if ranked:
-            return tuned(view, ranked[0])
+            return best_tuned(view, ranked, lambda c: self.value(view, c))
         return fallback(view)
 
 
 # aggressive -----------------------------------------------------------------
 
 class AggressiveParams(HandParams):
-    gap_mm: float = Field(25.0, gt=0, description="preferred gap to the red disc and opponent discs, mm")
-    min_gap_mm: float = Field(12.0, ge=0, description="never closer than this to any other magnet, mm")
-    red_weight: float = Field(2.0, gt=0, description="the red disc's gap must be this many times min_gap")
+    gap_mm: float = Field(10.0, description="preferred margin beyond the reach of red and opponent discs, mm")
+    min_gap_mm: float = Field(0.0, description="never within the reach of any disc plus this, mm")
+    red_margin_mm: float = Field(5.0, description="never within the red disc's reach plus this, mm (R14)")
+    red_weight: float = Field(2.0, gt=0, description="how much more the red disc's margin counts when nothing is safe")
     n_azimuths: int = Field(16, ge=1)
     spots: int = Field(48, ge=1)
 
 
 class AggressiveStrategy:
+    """Leaners whose margin to the red disc or an opponent's disc is about ``gap_mm``: the
+    opponent's next leaners there have little room; never inside ``red_margin_mm``."""
+
     def __init__(self, p: AggressiveParams):
         self.p = p
 
-    def pressure(self, view: View, points, skip=frozenset()) -> float:
-        """How far the points are from the preferred gap to red and the opponent (lower is better)."""
-        targets = [b for b in view.discs() if b.up != view.up and b.id not in skip]
-        red = view.red()
-        targets += [red] if red is not None else []
-        gaps = [
-            math.hypot(px - t.x, py - t.y) - view.geo.disc_radius for t in targets for px, py in points
-        ]
+    def pressure(self, view: View, c: Place) -> float:
+        """How far the candidate is from the preferred margin to red and the opponent (lower is better)."""
+        host = view.by_id()[c.host]
+        targets = [b for b in view.discs() if b.up != view.up and b.id != c.host]
+        targets += [view.red()] if view.red() is not None else []
+        cx, cy = clearance.leaner_centre((host.x, host.y), c.azimuth, c.base_distance)
+        gaps = [math.hypot(cx - t.x, cy - t.y) - clearance.reach(t, view.up) for t in targets]
         return min(abs(g - self.p.gap_mm * MM) for g in gaps) if gaps else 0.0
 
     def spot(self, view, rng):
         spots = view.sample_spots(rng, self.p.spots) or [(0.0, 0.1)]
-        safe = [s for s in spots if view.rim_gap(*s) > self.p.min_gap_mm * MM] or spots
-        return min(safe, key=lambda s: self.pressure(view, [s]))
+        bodies = view.discs() + ([view.red()] if view.red() else [])
+        margins = {s: clearance.spot_margin(bodies, *s, red_gap=clearance.REACH_ATTRACT) for s in spots}
+        safe = [s for s in spots if min(margins[s]) > self.p.min_gap_mm * MM] or spots
+        targets = [b for b in bodies if b.up != view.up or b.red]
+        return min(safe, key=lambda s: min((math.hypot(s[0] - t.x, s[1] - t.y) for t in targets), default=0.0))
 
     def setup_spot(self, view, rng):
         return self.spot(view, rng)
@@ -175,17 +241,21 @@ class AggressiveStrategy:
 
     def act(self, view, rng):
         cands = candidates(view, self.p.n_azimuths, rng)
-        safe = [c for c in cands if clearance_of(view, c, self.p.red_weight) > self.p.min_gap_mm * MM]
-        if not (safe or cands):
+        if not cands:
             return fallback(view)
-        pool = safe or cands
-        by_id = view.by_id()
+        marg = {c: margins_of(view, c) for c in cands}
+        safe = [c for c in cands if marg[c][0] >= self.p.min_gap_mm * MM and marg[c][1] >= self.p.red_margin_mm * MM]
+        if not safe:  # nothing clear: the most open candidate, red first
+            return best_tuned(view, sorted(cands, key=lambda c: -clearance_of(view, c, self.p.red_weight)),
+                              lambda c: clearance_of(view, c, self.p.red_weight))
+        ranked = sorted(safe, key=lambda c: self.pressure(view, c))
 
-        def score(c: Place) -> float:
-            pts = view.leaner_points(by_id[c.host], c.azimuth, c.base_distance, c.tilt)
-            return self.pressure(view, pts, skip={c.host})
+        def keep(c: Place) -> float:  # after tuning: still outside the margins, then nearest the gap
+            d, r = margins_of(view, c)
+            ok = d >= self.p.min_gap_mm * MM and r >= self.p.red_margin_mm * MM
+            return (1.0 if ok else 0.0) - self.pressure(view, c)
 
-        return tuned(view, min(pool, key=score))
+        return best_tuned(view, ranked, keep)
 
 
 # converter ------------------------------------------------------------------
@@ -206,7 +276,7 @@ class ConverterStrategy(CautiousStrategy):
 # capturer -------------------------------------------------------------------
 
 class CapturerParams(CautiousParams):
-    tower_bias_mm: float = Field(6.0, ge=0, description="clearance bonus for hosting on own towers, mm")
+    tower_bias_mm: float = Field(6.0, ge=0, description="margin bonus for hosting on own towers, mm")
     home_mm: float = Field(60.0, gt=0, description="keep captured towers within this of own discs, mm")
 
 
@@ -216,20 +286,18 @@ class CapturerStrategy(CautiousStrategy):
     def capture_spot(self, view, group, rng):
         spots = view.sample_spots(rng, self.p.spots) or [(0.0, 0.1)]
         own = [b for b in view.discs() if b.up == view.up and b.id not in group.ids]
+        others = [b for b in view.discs() if b.id not in group.ids] + ([view.red()] if view.red() else [])
 
         def home(s) -> float:
             d = min((math.hypot(s[0] - b.x, s[1] - b.y) for b in own), default=0.0)
-            return view.rim_gap(*s, red_weight=self.p.red_weight) - max(0.0, d - self.p.home_mm * MM)
+            disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT)
+            return min(disc, red_scaled(red, self.p.red_weight)) - max(0.0, d - self.p.home_mm * MM)
 
         return max(spots, key=home)
 
-    def act(self, view, rng):
+    def value(self, view, c: Place) -> float:
         towers = {i for t in view.table.towers_of(view.seat) for i in t.ids}
-        cands = candidates(view, self.p.n_azimuths, rng)
-        if not cands:
-            return super().act(view, rng)
-        bonus = self.p.tower_bias_mm * MM
-        return tuned(view, max(cands, key=lambda c: clearance_of(view, c, self.p.red_weight) + bonus * (c.host in towers)))
+        return super().value(view, c) + self.p.tower_bias_mm * MM * (c.host in towers)
 
 
 # lookahead ------------------------------------------------------------------
@@ -239,6 +307,7 @@ class LookaheadParams(HandParams):
     samples: int = Field(2, ge=1, description="noisy tries per candidate")
     n_azimuths: int = Field(12, ge=1, description="directions per host in the candidate pool")
     red_weight: float = Field(2.0, gt=0)
+    red_margin_mm: float = Field(10.0, description="never try leaners within the red disc's reach plus this, mm")
     spots: int = Field(48, ge=1)
 
 

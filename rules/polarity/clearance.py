@@ -1,0 +1,123 @@
+"""Physical clearances of the magnetic core, measured, and the footprint of a leaner.
+
+Strategies reason with these lengths instead of guessing: where a released
+leaner stands, how far a disc's pull reaches, how close foundations may lie.
+All were measured on the core (``sim.api``, default ``PhysicsParams``: discs
+30 x 6 mm, 10 g, Br 0.48 T) with ``benchmarks/bench_polarity.py --clearance``
+(``clearances()`` below), 2026-11-30, physics 0.1.0:
+
+- ``LEANER_BASE`` 56 mm: ``nominal_intent`` of a lone host at 45 deg puts the
+  leaner's lowest rim point 55.8 mm from the host centre (1.86 diameters),
+  its centre ``LEANER_CENTRE_IN`` 8 mm further in; the hand starts
+  ``HAND_START`` 20 mm further out (``place_leaner``'s approach).
+- ``REACH_ATTRACT`` 78 mm: a leaner released by ``nominal_intent`` next to a
+  flat disc showing the *other* face (their magnets attract) snapped onto it
+  (new contact, ended stacked, resting or in hand) whenever that disc's centre
+  was within 70-78 mm of the leaner's centre, in every direction tried (0, 45,
+  90, 135 deg from the azimuth); from 78 mm on it leaned. The red disc has the
+  same magnet (``br_red = br``): the same reach, with the pairing given by the
+  red face up (bar = North = black).
+- ``REACH_REPEL`` 75 mm: a flat disc showing the *same* face pushes the leaner
+  over; sideways (90, 135 deg) within 60-75 mm it flipped and snapped on,
+  straight ahead it is a second cushion and the leaner stood from 48 mm.
+- ``REACH_LEANER`` 80 mm: leaners on one lone host at azimuths 90 deg apart
+  (centres 65 mm apart) knock each other flat; 120 deg apart (80 mm) hold,
+  a third at 240 deg knocked one flat (two neighbours at 80 mm).
+- ``FOUNDATION_GAP`` 50 mm: a foundation laid (``lay_flat``) next to a flat
+  disc showing the same face pushed it (>= 0.07 diameters) up to 44 mm between
+  centres, the other face pulled them together up to 47 mm; from 50 mm
+  neither moved.
+- Towers pull harder: n stacked discs add their fields, the force at a
+  distance grows ~n and a dipole force falls ~r^-4, so the reach of an
+  n-disc tower is scaled by n^(1/4) (not measured; an estimate).
+
+So a leaner needs about 75-80 mm (2.5 diameters) from its centre to every
+other magnet: a host with its neighbours 120 mm away can hold one or two
+leaners, and the red disc keeps leaners' centres ~80 mm away. Everything is
+in metres below.
+"""
+
+from __future__ import annotations
+
+import math
+
+from sim.api import BodyInfo, BodyState
+
+LEANER_BASE = 0.056
+LEANER_CENTRE_IN = 0.008
+HAND_START = 0.020
+REACH_ATTRACT = 0.078
+REACH_REPEL = 0.075
+REACH_LEANER = 0.080
+REACH_HAND = 0.050  # the held disc on its approach: a loose disc this near jumps to the hand (estimate)
+FOUNDATION_GAP = 0.050
+
+TILTED = (BodyState.LEANING, BodyState.RESTING)
+
+
+def reach(body: BodyInfo, up: int, tower_size: int = 1) -> float:
+    """How near (centre to centre, metres) a leaner showing ``up`` may stand to ``body``."""
+    if body.state in TILTED:
+        return REACH_LEANER
+    base = REACH_ATTRACT if body.up != up else REACH_REPEL
+    return base * max(1, tower_size) ** 0.25
+
+
+def leaner_centre(host_xy, azimuth: float, base_distance: float = LEANER_BASE) -> tuple[float, float]:
+    """Where a leaner's centre stands over the mat (metres)."""
+    r = base_distance - LEANER_CENTRE_IN
+    return host_xy[0] + r * math.cos(azimuth), host_xy[1] + r * math.sin(azimuth)
+
+
+def hand_start(host_xy, azimuth: float, base_distance: float = LEANER_BASE) -> tuple[float, float]:
+    r = base_distance - LEANER_CENTRE_IN + HAND_START
+    return host_xy[0] + r * math.cos(azimuth), host_xy[1] + r * math.sin(azimuth)
+
+
+def tower_sizes(bodies) -> dict[int, int]:
+    """Discs per stack, keyed by every disc of the stack."""
+    size: dict[int, int] = {}
+    for b in bodies:
+        if b.tower >= 0:
+            size[b.tower] = size.get(b.tower, 0) + 1
+    return {b.id: size.get(b.tower, 1) for b in bodies}
+
+
+def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: float,
+            base_distance: float = LEANER_BASE, skip=frozenset()) -> tuple[float, float]:
+    """(margin to the nearest disc, margin to the red disc) of a leaner at ``azimuth`` off
+    ``host``, showing ``up``: distance from its centre less the measured reach (negative =
+    inside the reach), and the hand's start point less ``REACH_HAND``. The circle's edge
+    counts as a disc: the base point must stay inside it."""
+    cx, cy = leaner_centre((host.x, host.y), azimuth, base_distance)
+    hx, hy = hand_start((host.x, host.y), azimuth, base_distance)
+    bx, by = host.x + base_distance * math.cos(azimuth), host.y + base_distance * math.sin(azimuth)
+    disc = circle_radius - math.hypot(bx, by) - 0.003
+    red = math.inf
+    sizes = tower_sizes(bodies)
+    stack = {host.id} | ({b.id for b in bodies if b.tower == host.tower} if host.tower >= 0 else set())
+    for b in bodies:
+        if b.id in stack or b.id in skip or b.state in (BodyState.OUT, BodyState.IN_HAND):
+            continue
+        m = math.hypot(cx - b.x, cy - b.y) - reach(b, up, sizes.get(b.id, 1))
+        m = min(m, math.hypot(hx - b.x, hy - b.y) - REACH_HAND)
+        if b.red:
+            red = min(red, m)
+        else:
+            disc = min(disc, m)
+    return disc, red
+
+
+def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP) -> tuple[float, float]:
+    """(margin to the nearest disc, margin to the red disc) of a foundation laid at (x, y):
+    centre distance less ``FOUNDATION_GAP`` (less ``red_gap`` for the red disc)."""
+    disc, red = math.inf, math.inf
+    for b in bodies:
+        if b.state in (BodyState.OUT, BodyState.IN_HAND):
+            continue
+        d = math.hypot(x - b.x, y - b.y)
+        if b.red:
+            red = min(red, d - red_gap)
+        else:
+            disc = min(disc, d - FOUNDATION_GAP)
+    return disc, red
