@@ -59,18 +59,57 @@ def test_cautious_setup_spot_is_far_from_other_discs():
     assert v.legal_spot(*spot, margin=0.004)  # with room for the hand's noise (R3)
 
 
+def margins(v, place):
+    from rules.polarity.strategies import margins_of
+
+    return margins_of(v, place)
+
+
 def test_aggressive_plays_toward_red_and_the_opponent():
-    bodies = [RED, disc(1, 80, 0, W), disc(3, 80, 80, B)]
-    act = make("aggressive").act(view_of(bodies), np.random.default_rng(0))
-    cautious = make("cautious").act(view_of(bodies), np.random.default_rng(0))
+    bodies = [RED, disc(1, 140, 0, W), disc(3, 140, 120, B), disc(4, -150, 0, W)]
     v = view_of(bodies)
+    act = make("aggressive").act(v, np.random.default_rng(0))
+    cautious = make("cautious").act(v, np.random.default_rng(0))
+    assert min(margins(v, act)) < min(margins(v, cautious))
+    assert margins(v, act)[1] >= 5e-3 and margins(v, act)[0] >= 0.0  # outside every reach
 
-    def nearest_gap(p):
-        pts = v.leaner_points(bodies[1], p.azimuth, p.base_distance, p.tilt)
-        return v.clearance(pts, skip={1})
 
-    assert nearest_gap(act) < nearest_gap(cautious)
-    assert nearest_gap(act) > 12e-3  # but never closer than min_gap_mm
+def test_aggressive_keeps_red_margin_mm_from_the_red_disc():
+    # a host 110 mm from red: most directions put the leaner inside the red disc's reach
+    bodies = [RED, disc(1, 110, 0, W), disc(3, -150, 0, B)]
+    v = view_of(bodies)
+    for margin in (5, 20):
+        for seed in range(6):
+            act = make(f"aggressive:red_margin_mm={margin}").act(v, np.random.default_rng(seed))
+            assert margins(v, act)[1] >= margin * 1e-3, (margin, seed)
+
+
+@pytest.mark.parametrize("name", ["random", "cautious", "aggressive", "capturer", "lookahead"])
+def test_r14_every_strategy_avoids_leaning_within_the_red_discs_reach(name):
+    bodies = [RED, disc(1, 100, 0, W), disc(2, 0, 100, W), disc(3, -150, 0, B)]
+    v = view_of(bodies)
+    for seed in range(8):
+        act = make(name).act(v, np.random.default_rng(seed))
+        assert margins(v, act)[1] >= 0.0, (name, seed)
+
+
+def test_r14_a_negative_red_margin_lets_random_lean_into_the_red_reach():
+    bodies = [RED, disc(1, 100, 0, W), disc(3, -150, 0, B)]
+    v = view_of(bodies)
+    red = [margins(v, make("random:red_margin_mm=-1000").act(v, np.random.default_rng(s)))[1] for s in range(30)]
+    assert min(red) < 0.0
+
+
+def test_cautious_leaner_stands_beyond_every_measured_reach_when_it_can():
+    from rules.polarity import clearance
+
+    bodies = [RED, disc(1, 150, 0, W), disc(3, 150, 100, B), disc(4, 60, -150, B)]
+    v = view_of(bodies)
+    act = make("cautious").act(v, np.random.default_rng(0))
+    cx, cy = clearance.leaner_centre((0.150, 0.0), act.azimuth, act.base_distance)
+    for b in bodies[2:]:
+        assert math.hypot(cx - b.x, cy - b.y) >= clearance.REACH_ATTRACT
+    assert math.hypot(cx, cy) >= clearance.REACH_ATTRACT + 20e-3  # red_margin_mm=20
 
 
 def test_aggressive_setup_spot_is_nearer_the_red_disc_than_cautious():

@@ -3,7 +3,8 @@
 A ``View`` is the table as seen by the seat to move: the bodies on the mat
 (``sim.api.BodyInfo``, metres), the bookkeeping ``Table``, the rules and the
 ``Geometry``; ``nominal`` (set by the engine) asks the core for the base
-distance at which a leaner balances (static torques, no simulation);
+distance at which a leaner balances (static torques, no simulation; without
+it, the lone-host distance measured in ``clearance``);
 ``trial`` plays one action on a *copy* of the world and returns its
 ``Resolution`` (look-ahead only). Answers:
 
@@ -26,6 +27,7 @@ import numpy as np
 
 from sim.api import BodyInfo, BodyState
 
+from rules.polarity import clearance
 from rules.polarity.physics import Geometry
 from rules.polarity.state import Table, colour
 
@@ -96,7 +98,7 @@ class View:
 
     def nominal_distance(self, host: int, azimuth: float, tilt: float) -> float:
         """Base distance at which a leaner balances at ``tilt`` off ``host`` (the core's estimate)."""
-        return self.nominal(host, azimuth, tilt) if self.nominal else self.geo.nominal_base_distance
+        return self.nominal(host, azimuth, tilt) if self.nominal else clearance.LEANER_BASE
 
     def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
         """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""
