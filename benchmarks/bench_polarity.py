@@ -126,8 +126,13 @@ def compare(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
 
 
 def _play_tables(batch: list[GameSpec]):
+    c0 = time.process_time()
     g, t = play_batch(batch)
-    return g.to_pylist(), t.to_pylist()
+    games, turns = g.to_pylist(), t.to_pylist()
+    for row in games:  # one line per game on stderr, so a long run can be followed
+        print(json.dumps({"game": row["game_index"], "end": row["end_reason"], "turns": row["n_turns"],
+                          "cpu_s": round(time.process_time() - c0, 1)}), file=sys.stderr, flush=True)
+    return games, turns
 
 
 def mix(values) -> dict:
@@ -157,6 +162,9 @@ def quality(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: 
     return {
         "matchup": f"{a} vs {b}", "games": n, "variant": variant, "sets": sets or {},
         "ends": mix(g["end_reason"] for g in games),
+        "sudden_losers": mix(f"{(a, b)[(g['loser'] + g['game_index']) % 2].split(':')[0]}:{g['loser_cause']}"
+                             for g in games if g["loser"] is not None),
+        "errors": mix(g["error"] for g in games if g["status"] == "error"),
         "turns_after_setup": {"mean": round(sum(played) / max(1, len(played)), 1),
                               "median": played[len(played) // 2] if played else None,
                               "min": played[0] if played else None, "max": played[-1] if played else None},

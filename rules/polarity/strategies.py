@@ -129,11 +129,14 @@ def not_suicide(view: View, cands: list[Place], red_margin_mm: float) -> list[Pl
     return safe or cands
 
 
-def best_tuned(view: View, ranked: list[Place], key, top: int = 3) -> Place | None:
+def best_tuned(view: View, ranked: list[Place], key, top: int = 3, red_margin_mm: float | None = None) -> Place | None:
     """Tune the ``top`` best candidates to the core's balancing distance (it moves with the
-    crowd) and keep the one whose tuned pose still scores best."""
+    crowd, sometimes far) and keep the one whose tuned pose still scores best; with
+    ``red_margin_mm``, tuned poses inside the red margin come last (R14)."""
     tuned_ = [tuned(view, c) for c in ranked[:top]]
-    return max(tuned_, key=key) if tuned_ else None
+    if red_margin_mm is None:
+        return max(tuned_, key=key) if tuned_ else None
+    return max(tuned_, key=lambda c: (margins_of(view, c)[1] >= red_margin_mm * MM, key(c))) if tuned_ else None
 
 
 # random ---------------------------------------------------------------------
@@ -162,7 +165,9 @@ class RandomStrategy:
         cands = not_suicide(view, candidates(view, 8, rng), self.p.red_margin_mm)
         if not cands:
             return fallback(view)
-        return tuned(view, cands[rng.integers(len(cands))])
+        order = [cands[i] for i in rng.permutation(len(cands))[:4]]
+        tries = [tuned(view, c) for c in order]  # the first whose balancing pose keeps the red margin
+        return next((c for c in tries if margins_of(view, c)[1] >= self.p.red_margin_mm * MM), tries[0])
 
 
 # cautious -------------------------------------------------------------------
@@ -194,7 +199,7 @@ class CautiousStrategy:
     def act(self, view, rng):
         ranked = self.ranked(view, rng)
         if ranked:
-            return best_tuned(view, ranked, lambda c: self.value(view, c))
+            return best_tuned(view, ranked, lambda c: self.value(view, c), red_margin_mm=self.p.red_margin_mm)
         return fallback(view)
 
 
@@ -203,7 +208,7 @@ class CautiousStrategy:
 class AggressiveParams(HandParams):
     gap_mm: float = Field(10.0, description="preferred margin beyond the reach of red and opponent discs, mm")
     min_gap_mm: float = Field(0.0, description="never within the reach of any disc plus this, mm")
-    red_margin_mm: float = Field(5.0, description="never within the red disc's reach plus this, mm (R14)")
+    red_margin_mm: float = Field(10.0, description="never within the red disc's reach plus this, mm (R14)")
     red_weight: float = Field(2.0, gt=0, description="how much more the red disc's margin counts when nothing is safe")
     n_azimuths: int = Field(16, ge=1)
     spots: int = Field(48, ge=1)
