@@ -120,8 +120,8 @@ class TracingGame(Game):
         self.observer = observer
         self.last_episode: Episode | None = None
 
-    def episode(self, fn, *args):
-        before, contacts, ep = super().episode(fn, *args)
+    def episode(self, fn, *args, **kw):
+        before, contacts, ep = super().episode(fn, *args, **kw)
         self.last_episode = ep
         return before, contacts, ep
 
