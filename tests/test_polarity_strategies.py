@@ -182,3 +182,13 @@ def test_cautious_does_not_lean_out_over_the_circles_edge():
     bodies = [RED, disc(1, 180, 0, W), disc(3, -150, 0, B)]
     act = make("cautious:n_azimuths=32").act(view_of(bodies), np.random.default_rng(0))
     assert math.cos(act.azimuth) < 0.5  # not outward, where the leaner would leave the circle
+
+
+def test_r14_a_leaner_that_would_drag_a_disc_into_the_red_disc_has_no_red_margin():
+    from rules.polarity import clearance
+
+    host = disc(1, 160, 0, W)
+    alone = clearance.margins([RED, host], host, math.pi, W, 0.225)
+    near_red = clearance.margins([RED, host, disc(3, 70, 0, B)], host, math.pi, W, 0.225)
+    assert alone[1] > 0.02  # the leaner's centre is 112 mm from red, beyond its 78 mm reach
+    assert near_red[0] < 0 and near_red[1] < 0  # it would snap onto a disc 70 mm from red

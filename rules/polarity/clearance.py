@@ -27,6 +27,12 @@ All were measured on the core (``sim.api``, default ``PhysicsParams``: discs
   disc showing the same face pushed it (>= 0.07 diameters) up to 44 mm between
   centres, the other face pulled them together up to 47 mm; from 50 mm
   neither moved.
+- A leaner that snaps onto a disc drags it (R6 d counts a move over one
+  diameter): ``margins`` also counts, in the red margin, every disc inside
+  the leaner's reach whose distance to the red disc is under
+  ``FOUNDATION_GAP + CHAIN_SLIDE`` (a cascade into the red disc, R14; seen
+  in a cautious vs aggressive game where a leaner's snap pushed a foundation
+  laid 80 mm from red into it).
 - Towers pull harder: n stacked discs add their fields, the force at a
   distance grows ~n and a dipole force falls ~r^-4, so the reach of an
   n-disc tower is scaled by n^(1/4) (not measured; an estimate).
@@ -51,6 +57,7 @@ REACH_REPEL = 0.075
 REACH_LEANER = 0.080
 REACH_HAND = 0.050  # the held disc on its approach: a loose disc this near jumps to the hand (estimate)
 FOUNDATION_GAP = 0.050
+CHAIN_SLIDE = 0.030  # a disc a leaner snaps onto may be dragged about a diameter (R6 d's limit)
 
 TILTED = (BodyState.LEANING, BodyState.RESTING)
 
@@ -88,7 +95,8 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
     """(margin to the nearest disc, margin to the red disc) of a leaner at ``azimuth`` off
     ``host``, showing ``up``: distance from its centre less the measured reach (negative =
     inside the reach), and the hand's start point less ``REACH_HAND``. The circle's edge
-    counts as a disc: the base point must stay inside it."""
+    counts as a disc: the base point must stay inside it. The red margin also falls when a
+    disc inside the reach lies near the red disc (a cascade, ``CHAIN_SLIDE``)."""
     cx, cy = leaner_centre((host.x, host.y), azimuth, base_distance)
     hx, hy = hand_start((host.x, host.y), azimuth, base_distance)
     bx, by = host.x + base_distance * math.cos(azimuth), host.y + base_distance * math.sin(azimuth)
@@ -96,6 +104,7 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
     red = math.inf
     sizes = tower_sizes(bodies)
     stack = {host.id} | ({b.id for b in bodies if b.tower == host.tower} if host.tower >= 0 else set())
+    reds = [b for b in bodies if b.red]
     for b in bodies:
         if b.id in stack or b.id in skip or b.state in (BodyState.OUT, BodyState.IN_HAND):
             continue
@@ -103,8 +112,11 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
         m = min(m, math.hypot(hx - b.x, hy - b.y) - REACH_HAND)
         if b.red:
             red = min(red, m)
-        else:
-            disc = min(disc, m)
+            continue
+        disc = min(disc, m)
+        if m < 0:  # the leaner would disturb b: b must not reach the red disc when dragged
+            for r in reds:
+                red = min(red, math.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
     return disc, red
 
 
