@@ -19,8 +19,19 @@ recorded check that different strategies differ (e.g. lookahead vs random).
 aggressive, random vs cautious, converter vs capturer) and prints the mix of
 end reasons, turns per game after setup, and what became of every released
 leaner that ended a turn (``action_state``: leaning, resting = snapped onto
-a disc, flat, stacked, in_hand), plus flat retries (R5), R6 fault kinds and
-who touched the red disc (R14).
+a disc, flat, stacked, in_hand), plus flat retries (R5), R6 fault kinds,
+who touched the red disc (R14) and which strategy lost a sudden end.
+
+Quality recorded 2026-11-30 (``--quality --games 10 --workers 2``, seed
+2026, standard rules, physics 0.1.0, sim at ca6fec7; load 4-7 on 2 cores).
+Turns are counted after the 10 setup placements.
+
+- before (strategies reasoning with a leaner 26 mm from its host, R19 ending
+  the game): cautious vs aggressive: 8 red_touched, 1 red_moved, 1
+  step_budget, mean 4.4 turns (median 3); released leaners 12 of 40 leaning.
+  random vs cautious: 5 step_budget, 4 red_touched, 1 red_moved, mean 8.4;
+  29 of 70 leaning. converter vs capturer: 10 step_budget, mean 18.5; 58 of
+  139 leaning.
 
 Recorded 2026-11-29 on the shared 2-core dev machine (load ~8), physics 0.1.0
 (sim at e99b62d-e9244a7), CPU seconds of the process:

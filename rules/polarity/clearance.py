@@ -120,16 +120,24 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
     return disc, red
 
 
-def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP) -> tuple[float, float]:
-    """(margin to the nearest disc, margin to the red disc) of a foundation laid at (x, y):
-    centre distance less ``FOUNDATION_GAP`` (less ``red_gap`` for the red disc)."""
+def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP, size: int = 1) -> tuple[float, float]:
+    """(margin to the nearest disc, margin to the red disc) of a flat disc or an n-disc tower
+    (``size``) put down at (x, y): centre distance less ``FOUNDATION_GAP`` (``REACH_LEANER``
+    for a leaner, ``red_gap`` for the red disc), scaled by size^(1/4). A disc inside that
+    reach which lies near the red disc lowers the red margin too (a cascade, ``CHAIN_SLIDE``)."""
+    scale = max(1, size) ** 0.25
     disc, red = math.inf, math.inf
+    reds = [b for b in bodies if b.red]
     for b in bodies:
         if b.state in (BodyState.OUT, BodyState.IN_HAND):
             continue
         d = math.hypot(x - b.x, y - b.y)
         if b.red:
-            red = min(red, d - red_gap)
-        else:
-            disc = min(disc, d - FOUNDATION_GAP)
+            red = min(red, d - red_gap * scale)
+            continue
+        m = d - (REACH_LEANER if b.state in TILTED else FOUNDATION_GAP) * scale
+        disc = min(disc, m)
+        if m < 0:
+            for r in reds:
+                red = min(red, math.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
     return disc, red

@@ -53,18 +53,19 @@ def red_scaled(margin: float, weight: float) -> float:
     return margin / weight if margin > 0 else margin * weight
 
 
-def spread_spot(view: View, rng, n: int, red_weight: float = 2.0):
-    """R3 / R10: of ``n`` legal spots, the one farthest from every disc (the red disc's gap,
-    less the reach of a leaner, counted ``red_weight`` times): spreads foundations so each
-    keeps room for leaners (``clearance``)."""
+def spread_spot(view: View, rng, n: int, red_weight: float = 2.0, size: int = 1, skip=frozenset()):
+    """R3 / R10: of ``n`` legal spots, the one farthest beyond every disc's reach
+    (``clearance.spot_margin``; the red disc's margin counted ``red_weight`` times): spreads
+    foundations so each keeps room for leaners, and puts a captured ``size``-disc tower
+    (its own discs ``skip``ped) away from leaners and from anything near the red disc."""
     spots = view.sample_spots(rng, n) or view.sample_spots(rng, 8 * n)
     spots = [s for s in spots if view.rim_gap(*s) > RIM_KEEP] or spots
     if not spots:
         return (0.0, 0.1)
 
     def score(s) -> float:
-        disc, red = clearance.spot_margin(view.discs() + ([view.red()] if view.red() else []), *s,
-                                          red_gap=clearance.REACH_ATTRACT)
+        others = [b for b in view.discs() if b.id not in skip] + ([view.red()] if view.red() else [])
+        disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT, size=size)
         return min(disc, red_scaled(red, red_weight))
 
     return max(spots, key=score)
@@ -187,7 +188,7 @@ class CautiousStrategy:
         return spread_spot(view, rng, self.p.spots, self.p.red_weight)
 
     def capture_spot(self, view, group, rng):
-        return spread_spot(view, rng, self.p.spots, self.p.red_weight)
+        return spread_spot(view, rng, self.p.spots, self.p.red_weight, len(group.ids), set(group.ids))
 
     def value(self, view, c: Place) -> float:
         return clearance_of(view, c, self.p.red_weight)
@@ -295,7 +296,7 @@ class CapturerStrategy(CautiousStrategy):
 
         def home(s) -> float:
             d = min((math.hypot(s[0] - b.x, s[1] - b.y) for b in own), default=0.0)
-            disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT)
+            disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT, size=len(group.ids))
             return min(disc, red_scaled(red, self.p.red_weight)) - max(0.0, d - self.p.home_mm * MM)
 
         return max(spots, key=home)
