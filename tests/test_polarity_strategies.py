@@ -192,3 +192,18 @@ def test_r14_a_leaner_that_would_drag_a_disc_into_the_red_disc_has_no_red_margin
     near_red = clearance.margins([RED, host, disc(3, 70, 0, B)], host, math.pi, W, 0.225)
     assert alone[1] > 0.02  # the leaner's centre is 112 mm from red, beyond its 78 mm reach
     assert near_red[0] < 0 and near_red[1] < 0  # it would snap onto a disc 70 mm from red
+
+
+def test_r10_r14_cautious_puts_a_captured_tower_away_from_leaners_and_the_red_disc():
+    from rules.polarity import clearance
+
+    bodies = [RED, disc(1, 150, 0, W), disc(5, 100, 30, B, "leaning"), disc(3, -150, 0, B), disc(8, 0, -150, B),
+              disc(9, 0, 170, W)]
+    v = view_of(bodies)
+    group = FaultGroup(0, (8,))
+    for seed in range(5):
+        x, y = make("cautious").capture_spot(v, group, np.random.default_rng(seed))
+        others = [b for b in bodies if b.id != 8]
+        disc_margin, red_margin = clearance.spot_margin(others, x, y, red_gap=clearance.REACH_ATTRACT)
+        assert math.hypot(x - 0.100, y - 0.030) > clearance.REACH_LEANER  # not pulling the leaner over
+        assert disc_margin > 0 and red_margin > 0, (seed, x, y)
