@@ -32,6 +32,14 @@ Turns are counted after the 10 setup placements.
   random vs cautious: 5 step_budget, 4 red_touched, 1 red_moved, mean 8.4;
   29 of 70 leaning. converter vs capturer: 10 step_budget, mean 18.5; 58 of
   139 leaning.
+- after (measured clearances in every strategy, R14 red margins, spread
+  foundations, R19 ``unsettled=freeze``; commit dee9de6): cautious vs
+  aggressive: 3 stack_empty, 3 red_touched (all aggressive's own move), 3
+  no_colour_on_mat (aggressive), 1 physics_error (energy); mean 49.1 turns
+  (median 48, 21-100); 157 of 400 releases leaning; 54 frozen turns.
+  random vs cautious: 9 red_touched (6 by random, 3 by cautious: 4 by the
+  action disc, 4 by a foundation dragged in, 1 by a leaner), 1
+  physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
 Recorded 2026-11-29 on the shared 2-core dev machine (load ~8), physics 0.1.0
 (sim at e99b62d-e9244a7), CPU seconds of the process:
