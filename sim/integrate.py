@@ -77,6 +77,7 @@ _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
+_REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 
 
 @njit(cache=True, fastmath=False)
@@ -399,7 +400,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
         if live[i] and awake[i]:
             force[i, 2] -= m * g
     magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
-                 cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin)
+                 cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R])
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -448,7 +449,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand):
-    """Simulate until settled or max_steps; returns (status, steps)."""
+    """Simulate until settled or max_steps; returns (status, steps, body
+    steps: the sum over steps of awake bodies, the episode's cost unit)."""
     n = pos.shape[0]
     npts = rim.shape[0]
     dt, m, g, a, hh = P[_DT], P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
@@ -497,6 +499,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 lowest = min(lowest, wp[i, k, 2])
             on_mat[i] = 1 if lowest < 1e-4 else 0
     t = 0.0
+    body_steps = 0
     for step in range(max_steps + 1):
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
@@ -548,13 +551,14 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         for i in range(n):
             if not (live[i] and awake[i]):
                 continue
+            body_steps += 1
             v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
             if not (np.isfinite(v2) and np.isfinite(pos[i, 0]) and np.isfinite(pos[i, 1])
                     and np.isfinite(pos[i, 2]) and np.isfinite(omega[i, 0])
                     and np.isfinite(omega[i, 1]) and np.isfinite(omega[i, 2])):
-                return NAN, step
+                return NAN, step, body_steps
             if v2 > P[_VMAX] ** 2 or pos[i, 2] < -hh:
-                return ENERGY, step
+                return ENERGY, step, body_steps
             dx = pos[i, 0] - pos0[i, 0]
             dy = pos[i, 1] - pos0[i, 1]
             disp = np.sqrt(dx * dx + dy * dy)
@@ -577,7 +581,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
                 magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A])
+                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 fref[i, :] = out6
         if step % wake_every == 0:
             for i in range(n):
@@ -593,10 +597,10 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 if not close:
                     continue
                 magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A])
+                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
-                if df > wake_f or dtq > wake_f * a:
+                if (df > wake_f or dtq > wake_f * a):
                     awake[i] = 1
                     still[i] = 0.0
                     fresh[i] = 1
@@ -607,7 +611,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     done = False
                     break
             if done:
-                return SETTLED, step
+                return SETTLED, step, body_steps
         if step == max_steps:
             break
         # 6. first half kick and drift to t + dt (a body just woken by the
@@ -619,4 +623,4 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     continue
                 kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * dt)
                 drift(i, pos, quat, vel, omega, dt)
-    return BUDGET, max_steps
+    return BUDGET, max_steps, body_steps
