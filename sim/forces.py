@@ -74,22 +74,51 @@ def magnetic_all(pos, axis, br, live, awake, radius, thickness, far, force, torq
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
-    sleeper moves nobody, so it is skipped)."""
+    sleeper moves nobody, so it is skipped). Allocates its work list; the
+    step loop calls ``magnetic_movers`` with its own."""
+    movers = np.empty(pos.shape[0], np.int64)
+    magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, torque, cache,
+                    key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
+
+
+@njit(cache=True, fastmath=False)
+def magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, torque, cache,
+                    key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
+    """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
+    in the same order, but a sleeping i meets only the movers after it
+    instead of every body (O(awake x n), not O(n^2), per step)."""
     n = pos.shape[0]
+    m = 0
+    for i in range(n):
+        if live[i] and awake[i] and i != kin:
+            movers[m] = i
+            m += 1
     for i in range(n):
         if not live[i]:
             continue
-        act_i = awake[i] and i != kin
-        for j in range(i + 1, n):
-            if not live[j] or not (act_i or (awake[j] and j != kin)):
-                continue
-            if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
-                           reuse_pos, reuse_axis, reuse_far, reuse_rel):
-                for k in range(3):
-                    force[j, k] += cache[i, j, k]
-                    force[i, k] -= cache[i, j, k]
-                    torque[i, k] += cache[i, j, 3 + k]
-                    torque[j, k] += cache[i, j, 6 + k]
+        if awake[i] and i != kin:
+            for j in range(i + 1, n):
+                if live[j]:
+                    _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache,
+                              key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
+        else:
+            for k in range(m):
+                j = movers[k]
+                if j > i:
+                    _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache,
+                              key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
+
+
+@njit(cache=True, fastmath=False)
+def _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache, key, valid,
+              reuse_pos, reuse_axis, reuse_far, reuse_rel):
+    if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
+                   reuse_pos, reuse_axis, reuse_far, reuse_rel):
+        for k in range(3):
+            force[j, k] += cache[i, j, k]
+            force[i, k] -= cache[i, j, k]
+            torque[i, k] += cache[i, j, 3 + k]
+            torque[j, k] += cache[i, j, 6 + k]
 
 
 @njit(cache=True, fastmath=False)

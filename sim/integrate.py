@@ -59,7 +59,7 @@ from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force_at, power_m2
-from sim.forces import magnetic_all, magnetic_on
+from sim.forces import magnetic_movers, magnetic_on
 from sim.params import IDX
 
 SETTLED, BUDGET, NAN, ENERGY = 0, 1, 2, 3
@@ -378,10 +378,28 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
 
 
 @njit(cache=True, fastmath=False)
+def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, hit, P,
+                  kin, force, torque, depth, normals, scratch, cur, touched, wake_next, reach):
+    d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+    if d2 > reach * reach:
+        return
+    if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
+                     hit, P, i != kin, j != kin, force, torque, depth, normals, scratch):
+        cur[i, j] = 1
+        cur[j, i] = 1
+        touched[i, j] = 1
+        touched[j, i] = 1
+        if not awake[i]:
+            wake_next[i] = 1
+        if not awake[j]:
+            wake_next[j] = 1
+
+
+@njit(cache=True, fastmath=False)
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
                    torque, cur, on_mat, wake_next, hit, depth, normals, touched, cache, key,
-                   valid, scratch):
+                   valid, scratch, act):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
     n = pos.shape[0]
@@ -399,8 +417,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
-                 cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R])
+    magnetic_movers(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
+                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -411,26 +429,27 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
                 cur[i, j] = 0
                 cur[j, i] = 0
     hit[:, :] = False
+    m = 0
     for i in range(n):
+        if live[i] and awake[i]:
+            act[m] = i
+            m += 1
+    for i in range(n):        # pairs i < j with an awake member, in that order
         if not live[i]:
             continue
-        for j in range(i + 1, n):
-            if not live[j] or not (awake[i] or awake[j]):
-                continue
-            d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-            if d2 > reach * reach:
-                continue
-            if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
-                             hit, P, i != kin, j != kin, force, torque, depth, normals,
-                             scratch):
-                cur[i, j] = 1
-                cur[j, i] = 1
-                touched[i, j] = 1
-                touched[j, i] = 1
-                if not awake[i]:
-                    wake_next[i] = 1
-                if not awake[j]:
-                    wake_next[j] = 1
+        if awake[i]:
+            for j in range(i + 1, n):
+                if live[j]:
+                    _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
+                                  disc_partner, hit, P, kin, force, torque, depth, normals,
+                                  scratch, cur, touched, wake_next, reach)
+        else:
+            for k in range(m):
+                j = act[k]
+                if j > i:
+                    _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
+                                  disc_partner, hit, P, kin, force, torque, depth, normals,
+                                  scratch, cur, touched, wake_next, reach)
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
@@ -474,6 +493,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     scratch = np.zeros((8, 3))
     ready = np.zeros(n, np.bool_)
     roots = np.zeros(n, np.int64)
+    act = np.zeros(n, np.int64)
     cache = np.zeros((n, n, 9))
     key = np.zeros((n, n, 9))
     valid = np.zeros((n, n), np.uint8)
@@ -528,7 +548,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                        force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch)
+                       cache, key, valid, scratch, act)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -540,7 +560,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                            force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch)
+                       cache, key, valid, scratch, act)
             wake_next[:] = 0
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
