@@ -38,7 +38,7 @@ def new_cache(n: int):
     return np.zeros((n, n, 9)), np.zeros((n, n, 9)), np.zeros((n, n), np.uint8)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
                 reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j) unless
@@ -109,7 +109,7 @@ def magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, t
                               key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
 
 
-@njit(cache=True, fastmath=False)
+@njit(cache=True, fastmath=False, inline="always")
 def _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache, key, valid,
               reuse_pos, reuse_axis, reuse_far, reuse_rel):
     if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
