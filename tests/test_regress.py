@@ -24,10 +24,10 @@ runner = CliRunner()
 
 
 def baseline(tmp_path, game="toy", variant="standard", games=2000, matchup=("loaded", "fair"), shard_size=100,
-             cells=None, **over):
+             cells=None, workers=0, **over):
     cells = cells or (Cell(matchup=matchup, overrides=over),)
     exp = Experiment(game=game, variant=variant, cells=cells, games=games, seed=5, shard_size=shard_size)
-    return run_experiment(exp, str(tmp_path / "base"), workers=0).uri
+    return run_experiment(exp, str(tmp_path / "base"), workers=workers).uri
 
 
 def test_same_code_against_itself_is_unchanged_after_the_first_batch(tmp_path):
@@ -157,12 +157,13 @@ def test_missing_baseline_is_a_one_line_error(tmp_path):
 
 @pytest.mark.slow
 def test_polarity_magnet_strength_change_is_flagged_by_compare_and_regress(tmp_path):
-    """Needs the Polarity physics: the golden scenes plus a few hundred Polarity games (tens of minutes on
-    two cores), hence slow. A 50 % stronger magnet must be found changed; the same code must not."""
+    """Real Polarity runs on the physics core: the golden scenes plus up to 300 short games (8 discs a
+    player, 3 foundations: ~2 s of CPU a game), ~5 minutes on two cores, hence slow (`make test-slow`).
+    A 50 % stronger magnet must be found changed; the same code must not."""
     import rules.polarity  # noqa: F401  registers "polarity"
 
     base_uri = baseline(tmp_path, game="polarity", variant="standard", games=100, matchup=("cautious", "random"),
-                        shard_size=10)
+                        shard_size=10, workers=2, stack_size=8, foundations=3)
     cfg = RegressConfig(batch_games=20, delta=0.2)
     res = regress(base_uri, str(tmp_path / "cand"), overrides={"magnet_strength": 1.5}, config=cfg)
     assert res.decision != "unchanged" and (res.decision == "changed" or res.verdict.significant)
