@@ -84,6 +84,7 @@ _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["w
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
+_HOLD_M, _COAST = IDX["hold_margin"], IDX["coast"]
 
 
 @njit(cache=True, fastmath=False)
@@ -311,6 +312,27 @@ def drift(i, pos, quat, vel, omega, dt):
 
 
 @njit(cache=True, fastmath=False)
+def flat_holds(i, axis, f6, P):
+    """True if body i lies flat (face within 10 deg of level) and friction
+    holds it against the magnetic force and torque ``f6`` with margin
+    ``hold_margin``: pressed down (N = m g - F_z > 0), sliding force below
+    margin x mu_static N (the lower of mat and disc, as a stacked disc rests
+    on a disc), and the tipping torque about the rim below margin x N x
+    radius. Such a disc cannot start to move by magnetism alone (a touch
+    wakes it through its contacts), so the wake check lets it sleep on."""
+    if abs(axis[i, 2]) < np.cos(10.0 * np.pi / 180.0):
+        return False
+    margin = P[_HOLD_M]
+    normal = P[_MASS] * P[_G] - f6[2]
+    if normal <= 0.0:
+        return False
+    mu = min(P[_MUS_M], P[_MUS_D])
+    fh = np.sqrt(f6[0] ** 2 + f6[1] ** 2)
+    th = np.sqrt(f6[3] ** 2 + f6[4] ** 2)
+    return fh < margin * mu * normal and th + 0.5 * P[_THICK] * fh < margin * normal * P[_RADIUS]
+
+
+@njit(cache=True, fastmath=False)
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -526,6 +548,16 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             on_mat[i] = 1 if lowest < 1e-4 else 0
     t = 0.0
     body_steps = 0
+    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    hand_speed = 0.0                  # the held disc's fastest leg, m/s
+    if held:
+        for s in range(hand_t.shape[0] - 1):
+            span = hand_t[s + 1] - hand_t[s]
+            if span > 0.0:
+                leg = np.sqrt((hand_p[s + 1, 0] - hand_p[s, 0]) ** 2 + (hand_p[s + 1, 1] - hand_p[s, 1]) ** 2
+                              + (hand_p[s + 1, 2] - hand_p[s, 2]) ** 2)
+                hand_speed = max(hand_speed, leg / span)
+    coast_until = -1.0
     for step in range(max_steps + 1):
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
@@ -550,6 +582,17 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         if pushing:
             path_at(push_t, push_p, t, sp, sv)
         kin = hand if held else -1
+        # coasting: only the held disc is awake, far from everything, and no
+        # wake check is due: a full step would change nothing but its pose
+        if (held and not snapped and not pushing and step % wake_every != 0
+                and t < coast_until):
+            dx = pos[hand, 0] - pos0[hand, 0]
+            dy = pos[hand, 1] - pos0[hand, 1]
+            disp = np.sqrt(dx * dx + dy * dy)
+            if disp > maxdisp[hand]:
+                maxdisp[hand] = disp
+            body_steps += 1
+            continue
         # 2. forces at t (again if they woke someone: a sleeper had none)
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
@@ -631,12 +674,25 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                             P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
-                if df > wake_f or dtq > wake_f * a:
+                if (df > wake_f or dtq > wake_f * a) and not flat_holds(i, axis, out6, P):
                     awake[i] = 1
                     still[i] = 0.0
                     fresh[i] = 1
                     act[m] = i          # counts as awake for the sleepers after it
                     m += 1
+        coast_until = -1.0
+        if held and not snapped and not pushing and hand_speed > 0.0 and P[_COAST] > 0:
+            alone = True
+            clear2 = np.inf
+            for i in range(n):
+                if live[i] and i != hand:
+                    if awake[i]:
+                        alone = False
+                        break
+                    d2 = (pos[i, 0] - pos[hand, 0]) ** 2 + (pos[i, 1] - pos[hand, 1]) ** 2 + (pos[i, 2] - pos[hand, 2]) ** 2
+                    clear2 = min(clear2, d2)
+            if alone and clear2 > reach * reach:
+                coast_until = t + (np.sqrt(clear2) - reach) / hand_speed
         if not held and not pushing:
             done = True
             for i in range(n):

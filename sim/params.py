@@ -104,6 +104,8 @@ class PhysicsParams(BaseModel):
     sleep: bool = Field(True, description="False: nobody ever sleeps")
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
     wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
+    hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
+    coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     far_cutoff: float = Field(0.20, description="magnetic pairs beyond this centre distance are ignored, m")
     reuse_pos: float = Field(2e-6, description="magnetic pair result reused below this relative move, m")
@@ -133,6 +135,6 @@ PACKED = [
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
-    "reuse_far", "reuse_rel",
+    "reuse_far", "reuse_rel", "hold_margin", "coast",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
