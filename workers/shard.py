@@ -35,10 +35,13 @@ class ShardSummary:
     shard: int
     games: int
     failed: int
-    seconds_playing: float
-    seconds_total: float
+    seconds_playing: float  # inside the game's play call (numba core and its Arrow tables)
+    seconds_total: float  # the whole task: specs, playing, identity columns, Parquet, writes
     node: str = ""
     max_rss_mb: float = 0.0
+    seconds_writing: float = 0.0  # Parquet encoding and the atomic writes
+    cpu_playing: float = 0.0  # CPU seconds of this process inside the play call
+    cpu_total: float = 0.0  # CPU seconds of this process for the whole task
 
 
 @lru_cache(maxsize=1)
@@ -144,6 +147,7 @@ class Played:
     turns: pa.Table
     columns: GameColumns
     seconds_playing: float
+    cpu_playing: float = 0.0
 
     @property
     def cells(self) -> list[int]:
@@ -173,28 +177,46 @@ def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
     """Play global games ``first .. first+count-1`` and add every identifying column."""
     game_def = get_game(exp.game)
     cols = game_columns(exp, first, count)
-    t_play = time.perf_counter()
+    t_play, c_play = time.perf_counter(), time.process_time()
     games, turns = _play_columns(game_def, cols)
-    seconds_playing = time.perf_counter() - t_play
+    seconds_playing, cpu_playing = time.perf_counter() - t_play, time.process_time() - c_play
     games = _with_identity(games, _identity_columns(exp, run_id, cols, game_def.physics_version()))
     if turns.num_columns:
         turns = turns.add_column(0, "run_id", _constant(run_id, turns.num_rows))
-    return Played(games, turns, cols, seconds_playing)
+    return Played(games, turns, cols, seconds_playing, cpu_playing)
 
 
 def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, run_uri: str) -> ShardSummary:
     """Play global games ``first .. first+count-1`` and write shard ``shard`` of the run."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     played = play_games(Experiment.model_validate_json(exp_json), run_id, first, count)
     games, turns, seconds_playing = played.games, played.turns, played.seconds_playing
+    t_write = time.perf_counter()
     run = locate(run_uri)
     name = SHARD_NAME.format(shard)
     if turns.num_columns:
         write_table_atomic(run.child("turns", name), turns)
     write_table_atomic(run.child("games", name), games)
+    t_end = time.perf_counter()
     failed = games.num_rows - pc.sum(pc.equal(games["status"], "ok")).as_py()
-    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0, _node_id(),
-                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return ShardSummary(shard, games.num_rows, failed, seconds_playing, t_end - t0, _node_id(),
+                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, t_end - t_write,
+                        played.cpu_playing, time.process_time() - c0)
+
+
+def warm_up(exp_json: str) -> float:
+    """Make a fresh worker ready for ``play_shard``: import the game and, for a
+    game with a columnar ``play_columns`` (cheap games, Polar), play game 0 and
+    throw it away so every numba kernel is loaded from the cache. Returns the
+    CPU seconds this process has used so far (Ray's worker boot included)."""
+    exp = Experiment.model_validate_json(exp_json)
+    game_def = get_game(exp.game)
+    if hasattr(sys.modules.get(game_def.play_batch.__module__), "play_columns"):
+        try:
+            play_games(exp, "warm-up", 0, 1)
+        except Exception:  # noqa: BLE001 - the shard that plays game 0 records any failure
+            pass
+    return time.process_time()
 
 
 def _node_id() -> str:
