@@ -24,7 +24,10 @@ the work, ``wall`` = per wall-clock second; on a shared machine trust ``cpu``):
   0.2 s, so a little low) and multiplies by 2: the rate 2 dedicated cores
   would give; ``e2e_worker_cpu_steady`` leaves out the workers' CPU up to
   the end of warm-up. ``e2e_non_worker_cpu_seconds``: CPU of Ray's own
-  processes (GCS, raylet, agents) during the run.
+  processes (GCS, raylet, agents) during the run;
+  ``e2e_non_worker_cpu_share_between_shards``: their CPU from the first
+  finished shard to the last, as a share of the workers' cores (the driver
+  is this process and not counted: it blocks in ``ray.wait``).
 - ``e2e_command``: ``polsim simulate --game polar --variant polar-9
   --strategies random,random --games N --workers 2`` as a subprocess in a
   temp folder, wall time from start to exit (Python start, imports, Ray
@@ -77,7 +80,8 @@ def _best(fn, repeats: int) -> tuple[float, float]:
 
 class TreeCpu:
     """CPU seconds used by the processes under ``root`` (not ``root`` itself), polled
-    from ``/proc``; ``workers`` counts only Ray workers (command line ``ray::...``)."""
+    from ``/proc``; ``workers`` counts only Ray workers (process title ``ray::...``,
+    Ray's ``ray::...Agent`` processes excluded)."""
 
     def __init__(self, root: int, every: float = 0.2):
         self.root, self.every = root, every
@@ -124,7 +128,10 @@ class TreeCpu:
     def _is_worker(pid: int) -> bool:
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
-                return f.read().startswith(b"ray::")
+                title = f.read().split(b"\0")[0]
+            # Ray workers are titled ray::IDLE, ray::play_shard, ...; Ray's own
+            # ray::DashboardAgent and ray::RuntimeEnvAgent are not workers
+            return title.startswith(b"ray::") and not title.endswith(b"Agent")
         except OSError:
             return False
 
@@ -176,6 +183,9 @@ def _ray_run(games: int, workers: int, shard_size: int | None) -> tuple:
     marks = []
     with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
         def finished(n: int) -> None:
+            if not marks:  # CPU so far: what the games phase is measured against
+                tree.poll()
+                tree.at_first_shard = (tree.total, tree.workers)
             marks.append((time.perf_counter(), n))
 
         result = run_experiment(exp, out, workers=workers, on_progress=finished)
@@ -188,6 +198,7 @@ def measure_steady(games: int, workers: int = 2, shard_size: int | None = None) 
     result, marks, tree = _ray_run(games, workers, shard_size)
     warm_cpu = sum(result.worker_warm_up_cpu)
     steady_cpu = tree.workers - warm_cpu
+    first_total, first_workers = tree.at_first_shard
     after_first = sum(n for _, n in marks[1:])
     span = marks[-1][0] - marks[0][0] if len(marks) > 1 else float("nan")
     return {
@@ -205,6 +216,9 @@ def measure_steady(games: int, workers: int = 2, shard_size: int | None = None) 
         "e2e_worker_warmup_cpu_seconds": warm_cpu,
         "e2e_tree_cpu_seconds": tree.total,
         "e2e_non_worker_cpu_seconds": tree.total - tree.workers,
+        "e2e_non_worker_cpu_share_between_shards": (
+            ((tree.total - tree.workers) - (first_total - first_workers)) / (workers * span)
+        ),
     }
 
 

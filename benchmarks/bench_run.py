@@ -28,7 +28,10 @@ tail (``between_tasks`` = workers x games phase - time inside tasks).
 - ``overhead_share_whole`` = 1 - inside / (workers x whole run): the figure
   issue 5 asks for (< 5 %), start-up and shutdown included;
 - ``scaling_1_to_2`` compares games-phase rates; ``scaling_1_to_2_whole``
-  whole-run rates.
+  whole-run rates; ``scaling_1_to_2_task_cpu`` = 2 x (task CPU per game with
+  1 worker) / (task CPU per game with 2 workers): what 2 dedicated cores
+  would give if nothing but the tasks used them — the reading to trust when
+  other work shares the machine (the wall ratios then mostly measure it).
 
 Peak memory: the driver's own maximum RSS, and the largest worker maximum
 RSS reported by the shards. ``load_before`` is the 1-minute load average: on
@@ -108,6 +111,9 @@ def measure(games: int = 100_000, memory_games: int = 0, shard_size: int | None 
         "polar_e2e_2_workers": two,
         "scaling_1_to_2": round(two["games_per_s_games_phase"] / one["games_per_s_games_phase"], 3),
         "scaling_1_to_2_whole": round(two["games_per_s_whole"] / one["games_per_s_whole"], 3),
+        "scaling_1_to_2_task_cpu": round(
+            2 * one["worker_cpu_us_per_game"]["whole_tasks"] / two["worker_cpu_us_per_game"]["whole_tasks"], 3
+        ),
     })
     if memory_games:
         big = one_run(memory_games, 2, shard_size)
