@@ -1,14 +1,26 @@
 """Play one shard of a run and write it: the whole of what a Ray task does.
 
-``play_shard`` rebuilds the shard's game specs from the experiment alone
-(seeds come from the run seed and the seed index, never from the shard), asks
-the game to play them, adds the identifying columns every row carries, and
+``play_shard`` rebuilds the shard's games from the experiment alone (seeds
+come from the run seed and the seed index, never from the shard), asks the
+game to play them, adds the identifying columns every row carries, and
 writes ``turns`` then ``games`` atomically (``games`` marks the shard done).
 It returns a small summary; tables never travel back to the driver.
+
+The games travel as arrays (``spec.GameColumns``): a game whose ``play_batch``
+module also offers ``play_columns(index, seeds, group, groups)`` (Polar) is
+played from them with no Python object per game; other games get the same
+range as ``GameSpec`` objects. Identity columns are built once per (rules,
+seats) group and spread by index (dictionary arrays for repeated strings),
+so a shard's cost beyond playing is essentially Parquet encoding.
 
 A batch that raises is replayed one game at a time, so one failing game is
 recorded as ``status='error'`` with its message and the others keep their
 results.
+
+``warm_up`` readies a fresh worker (imports, numba cache loads) before its
+first shard, so start-up is measured apart from games. ``ShardSummary``
+carries wall and CPU seconds inside the play call and for the whole task,
+and the Parquet writing time.
 """
 
 from __future__ import annotations
