@@ -33,7 +33,9 @@ tail (``between_tasks`` = workers x games phase - time inside tasks).
   would give if nothing but the tasks used them — the reading to trust when
   other work shares the machine (the wall ratios then mostly measure it).
 
-Peak memory: the driver's own maximum RSS, and the largest worker maximum
+``driver_cpu_share_between_shards``: the driver's CPU from the first shard
+back to the last, as a share of the workers' cores (it should stay near 0:
+the driver blocks in ``ray.wait``). Peak memory: the driver's own maximum RSS, and the largest worker maximum
 RSS reported by the shards. ``load_before`` is the 1-minute load average: on
 a machine shared with other work, wall figures fall.
 """
@@ -46,6 +48,7 @@ import os
 import resource
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -97,9 +100,18 @@ def breakdown(r: RunResult) -> dict:
 
 
 def one_run(games: int, workers: int, shard_size: int | None = None) -> dict:
+    marks = []  # (wall, driver CPU) as shards come back
+
+    def finished(n: int) -> None:
+        marks.append((time.perf_counter(), time.process_time()))
+
     with tempfile.TemporaryDirectory() as out:
-        r = run_experiment(polar_random(games, shard_size), out, workers=workers)
-    return breakdown(r)
+        r = run_experiment(polar_random(games, shard_size), out, workers=workers, on_progress=finished)
+    out = breakdown(r)
+    if len(marks) > 1:
+        (w0, c0), (w1, c1) = marks[0], marks[-1]
+        out["driver_cpu_share_between_shards"] = round((c1 - c0) / (workers * (w1 - w0)), 4)
+    return out
 
 
 def measure(games: int = 100_000, memory_games: int = 0, shard_size: int | None = None) -> dict:
