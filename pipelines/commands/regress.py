@@ -11,7 +11,6 @@ from typing import Annotated, Optional
 import typer
 
 from pipelines.commands.compare import ShowOpt, print_verdict
-from pipelines.regress import GoldenSceneChanged, Look, make_config, regress
 from pipelines.render import Format
 from pipelines.spec import parse_sets
 from rules.base import UsageError
@@ -53,7 +52,9 @@ def register(app: typer.Typer) -> None:
         Example: polsim regress runs/polarity-standard-1a2b3c4d5e --set magnet_strength=1.1 --delta 0.05 --out runs/
         """
 
-        def progress(look: Look) -> None:
+        from pipelines.regress import GoldenSceneChanged, make_config, regress
+
+        def progress(look) -> None:
             if not quiet:
                 cli.err_console.print(f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
                                       f"down {look.llr_down:+.2f} → {look.decision}", highlight=False, soft_wrap=True)
