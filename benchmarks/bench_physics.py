@@ -9,8 +9,12 @@ seeded mid-game world of 40 discs (red disc, 12 single
 foundations, six towers of 3-3-3-3-2-2 discs, 8 leaner placements, whatever
 they left standing or knocked down):
 episodes per second and ms per episode (wall and process CPU time, the
-median of --repeat runs) for a nominal leaner placement and
-for a snap fault (released too close); magnetic pair evaluations per second
+median of --repeat runs), steps and body steps (awake bodies summed over
+steps: the work, independent of machine load) for a nominal leaner placement
+on the single foundation with the most room around it (``clear_host``: the
+common case in a game), on a crowded host that already carries a leaner
+(``nominal_placement``, host 24), and for a snap fault there (released too
+close); magnetic pair evaluations per second
 by distance; and the wall time from a fresh process to its first finished
 episode (compile cache warm: run once before measuring).
 """
@@ -45,7 +49,7 @@ print(time.perf_counter() - t0, ep.status)
 
 
 def time_episodes(world, intent, repeat):
-    times, cpu, steps, statuses = [], [], [], set()
+    times, cpu, steps, statuses, body_steps = [], [], [], set(), 0
     for _ in range(repeat):
         w = world.copy()
         t, c = time.perf_counter(), time.process_time()
@@ -54,10 +58,11 @@ def time_episodes(world, intent, repeat):
         cpu.append(time.process_time() - c)
         steps.append(ep.steps)
         statuses.add(ep.status)
+        body_steps = ep.body_steps
     t, c = float(np.median(times)), float(np.median(cpu))
     n = max(1, int(np.median(steps)))
     return {"ms_per_episode": 1e3 * t, "cpu_ms_per_episode": 1e3 * c, "episodes_per_s": 1.0 / t,
-            "steps": int(np.median(steps)), "us_per_step": 1e6 * t / n, "cpu_us_per_step": 1e6 * c / n,
+            "steps": int(np.median(steps)), "body_steps": body_steps, "us_per_step": 1e6 * t / n, "cpu_us_per_step": 1e6 * c / n,
             "status": sorted(statuses)}
 
 
@@ -85,6 +90,20 @@ def pair_rate(distance, reps=200):
     return n * reps / (time.perf_counter() - t)
 
 
+def clear_host(world):
+    """(host, azimuth): the single flat foundation whose freest side has the
+    most room (nearest other disc to the probe point furthest away)."""
+    singles = [int(i) for i in np.nonzero(world.live)[0] if not world.red[i]
+               and sum(np.hypot(*(world.pos[j, :2] - world.pos[i, :2])) < world.params.radius
+                       for j in np.nonzero(world.live)[0]) == 1 and world.pos[i, 2] < world.params.thickness]
+    def room(h):
+        az = free_azimuth(world, h)
+        probe = world.pos[h, :2] + 0.055 * np.array([np.cos(az), np.sin(az)])
+        return min(np.hypot(*(world.pos[j, :2] - probe)) for j in np.nonzero(world.live)[0] if j != h)
+    host = max(singles, key=room)
+    return host, free_azimuth(world, host)
+
+
 def first_episode_seconds():
     subprocess.run([sys.executable, "-c", FIRST_EPISODE], check=True, capture_output=True)
     t = time.perf_counter()
@@ -105,8 +124,10 @@ def measure(repeat: int = 3) -> dict:
     lone = World.new()
     lone_host = lone.add_flat(0.0, 0.0, 1)
     lone_intent = nominal_intent(lone, lone_host, 0.0)
+    clear, clear_az = clear_host(world)
     return {
         "lone_host_nominal_placement": time_episodes(lone, lone_intent, repeat),
+        "clear_host_placement": time_episodes(world, nominal_intent(world, clear, clear_az), repeat),
         "bodies": int(world.live.sum()),
         "awake_at_start": int(world.awake.sum()),
         "nominal_placement": time_episodes(world, nominal, repeat),

@@ -12,9 +12,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from pipelines import analyze as analysis
 from pipelines import catalog
-from pipelines.dataset import open_runs
 from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
@@ -139,6 +137,8 @@ def _headline(rows: list[dict], key: str) -> list[dict]:
 
 
 def _report_run(result, quiet: bool) -> None:
+    from pipelines import analyze as analysis
+    from pipelines.dataset import open_runs
     from pipelines.display import readable_tables
     from pipelines.replay import point_at_games
 
@@ -172,6 +172,7 @@ def analyze(
 
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
+    from pipelines import analyze as analysis
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
     from pipelines.replay import point_at_games

@@ -8,22 +8,30 @@
 - ``InProcessExecutor``: plays shards in the calling process, in order; for
   debugging, replays and small tests (``--workers 0``).
 
-Both yield ``ShardSummary`` objects as shards finish.
+Both yield ``ShardSummary`` objects as shards finish. ``warm_up`` readies
+every worker before the first shard (imports, numba cache loads), so a run's
+start-up (Ray, then workers) is measured apart from its games. The driver
+blocks in ``ray.wait``: it uses no CPU while workers play.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from collections.abc import Iterable, Iterator
 
-from workers.shard import ShardSummary, play_shard
+from workers.shard import ShardSummary, play_shard, warm_up
 
 Task = tuple  # the positional arguments of ``play_shard``
 
 
 class InProcessExecutor:
     workers = 1
+    seconds_ray_start = 0.0
+
+    def warm_up(self, exp_json: str) -> list[float]:
+        return [warm_up(exp_json)]
 
     def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
         for args in tasks:
@@ -35,6 +43,7 @@ class InProcessExecutor:
 
 class RayExecutor:
     def __init__(self, workers: int | None, address: str | None = None, in_flight_per_cpu: int = 3):
+        t0 = time.perf_counter()
         import ray
 
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -54,6 +63,13 @@ class RayExecutor:
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self._limit = max(2, in_flight_per_cpu * self.workers)
         self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)
+        self.seconds_ray_start = time.perf_counter() - t0
+
+    def warm_up(self, exp_json: str) -> list[float]:
+        """One ``warm_up`` task per worker, all in flight together (each takes a
+        CPU, so they land on distinct workers); returns each worker's CPU seconds."""
+        task = self._ray.remote(num_cpus=1, max_retries=2)(warm_up)
+        return self._ray.get([task.remote(exp_json) for _ in range(self.workers)])
 
     def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
         ray = self._ray

@@ -20,6 +20,10 @@ Steps of ``regress``:
 6. Record the decision in the manifest (``regress``); the run stays
    ``incomplete`` when the SPRT stopped early, so ``--resume`` can finish it.
    Return the decision and the same verdict table as ``compare``.
+7. ``flagged``: the SPRT said changed, or the verdict table on the pairs
+   played finds a significant change (the SPRT watches the score rate only;
+   a magnet 50 % stronger moved Polarity's scores, lengths and end reasons
+   but not the win rate by the test's δ). The command's exit code follows it.
 
 Deviation kept small on purpose: ``runner.run_experiment`` runs a whole
 experiment, so batches reuse its pieces (``prepare_run``, executors,
@@ -96,6 +100,13 @@ class RegressResult:
     status: str = "incomplete"
     seconds: float = 0.0
     interrupted: bool = False
+
+    @property
+    def flagged(self) -> bool:
+        """Changed by the SPRT on the score rate, or by the verdict table (Holm-corrected family of
+        outcome, score distribution, length and end-reason tests) on the pairs played: a physics
+        change can leave the win rate alone and still move scores, lengths and end reasons."""
+        return self.decision == "changed" or bool(self.verdict is not None and self.verdict.significant)
 
 
 def make_config(**kwargs: Any) -> RegressConfig:

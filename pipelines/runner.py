@@ -11,6 +11,12 @@ Steps of ``run_experiment``:
 
 The driver never holds results: workers write their own shards and send back
 a few numbers.
+
+Timing (``RunResult``): ``seconds`` is the whole call; within it
+``seconds_startup`` (``seconds_ray_start`` + ``seconds_warm_up`` of the
+workers), ``seconds_games`` (first shard out to last shard back) and
+``seconds_shutdown``; summed over shards, ``seconds_playing`` (inside the
+game's play call), ``seconds_writing`` (Parquet) and ``seconds_tasks``.
 """
 
 from __future__ import annotations
@@ -42,8 +48,17 @@ class RunResult:
     games_failed: int = 0
     shards_skipped: int = 0
     seconds: float = 0.0
-    seconds_playing: float = 0.0
-    seconds_startup: float = 0.0
+    seconds_playing: float = 0.0  # summed over shards: inside the game's play call
+    seconds_writing: float = 0.0  # summed over shards: Parquet encoding and writes
+    seconds_tasks: float = 0.0  # summed over shards: whole ``play_shard`` calls
+    cpu_playing: float = 0.0  # summed over shards: worker CPU seconds inside the play call
+    cpu_tasks: float = 0.0  # summed over shards: worker CPU seconds of whole tasks
+    seconds_startup: float = 0.0  # Ray start plus worker warm-up, before the first shard
+    seconds_ray_start: float = 0.0
+    seconds_warm_up: float = 0.0
+    seconds_games: float = 0.0  # first shard handed out to last shard back
+    seconds_shutdown: float = 0.0  # stopping an embedded Ray
+    worker_warm_up_cpu: list[float] = field(default_factory=list)
     workers: int = 1
     status: str = "running"
     summaries: list[ShardSummary] = field(default_factory=list)
@@ -135,22 +150,35 @@ def run_experiment(
     try:
         t_start = time.perf_counter()
         executor = make_executor(workers, address)  # Ray installs its own handlers: ours go after
-        result.seconds_startup = time.perf_counter() - t_start
+        result.seconds_ray_start = executor.seconds_ray_start
         result.workers = executor.workers
         with stop_on_signals():
+            if tasks:
+                t_warm = time.perf_counter()
+                result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
+                result.seconds_warm_up = time.perf_counter() - t_warm
+            t_games = time.perf_counter()
+            result.seconds_startup = t_games - t_start
             for summary in executor.run(tasks):
                 result.games_done += summary.games
                 result.games_failed += summary.failed
                 result.seconds_playing += summary.seconds_playing
+                result.seconds_writing += summary.seconds_writing
+                result.seconds_tasks += summary.seconds_total
+                result.cpu_playing += summary.cpu_playing
+                result.cpu_tasks += summary.cpu_total
                 result.summaries.append(summary)
                 if on_progress:
                     on_progress(summary.games)
+            result.seconds_games = time.perf_counter() - t_games
         result.status = "complete"
     except (Interrupted, KeyboardInterrupt):
         result.status = "incomplete"
     finally:
         if executor is not None:
+            t_close = time.perf_counter()
             executor.close()
+            result.seconds_shutdown = time.perf_counter() - t_close
         result.seconds = time.perf_counter() - t0
         manifest.update(
             status=result.status if result.status == "complete" else "incomplete",

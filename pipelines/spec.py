@@ -15,18 +15,26 @@ each strategy plays each seat in half the games.
 
 Shards cut the global game range into pieces of ``shard_size``; neither the
 shard size nor the worker count enters a game's seed or the run's identity.
+
+``game_columns`` gives a range of games as numpy arrays (seeds computed in
+one vectorised call, one (rules, seats) group per cell and seat order):
+a worker builds no Python object per game unless the game lacks a columnar
+``play_columns``; ``game_specs`` is the same range as ``GameSpec`` objects.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from rules.base import GameDef, GameSpec, RulesBase, StrategySpec, UsageError, get_game
-from rules.seeds import game_seed
+from rules.seeds import game_seeds
 
 
 class Cell(BaseModel):
@@ -88,21 +96,62 @@ def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:
     return game.with_overrides(game.variant(exp.variant), cell.overrides)
 
 
+@dataclass(frozen=True)
+class GameColumns:
+    """Global games ``first .. first+count-1`` as arrays (no per-game Python objects).
+
+    ``group[i]`` numbers the (rules, seats) combination game ``i`` plays:
+    ``2 * (cell - first cell) + (seed index % 2)``, so ``groups[group[i]]`` is
+    ``(cell, rules, (seat 0, seat 1))``; a cell's odd seed indices swap seats.
+    """
+
+    index: np.ndarray  # int64, global game number
+    cell: np.ndarray  # int32
+    seed_index: np.ndarray  # int64, j = index % games
+    seeds: np.ndarray  # int64, game_seed(run seed, j)
+    group: np.ndarray  # int64, into ``groups``
+    groups: tuple[tuple[int, RulesBase, tuple[StrategySpec, StrategySpec]], ...]
+    variant: str
+
+    def __len__(self) -> int:
+        return int(self.index.shape[0])
+
+    def specs(self) -> list[GameSpec]:
+        """The same games as ``GameSpec`` objects (for games without a columnar path)."""
+        groups = self.groups
+        return [
+            GameSpec(int(g), int(s), self.variant, groups[k][1], groups[k][2])
+            for g, s, k in zip(self.index.tolist(), self.seeds.tolist(), self.group.tolist())
+        ]
+
+
+def game_columns(exp: Experiment, first: int, count: int) -> GameColumns:
+    """Cells, seed indices, seeds and seat groups of global games ``first .. first+count-1``."""
+    game = get_game(exp.game)
+    index = np.arange(first, first + count, dtype=np.int64)
+    cell, j = np.divmod(index, exp.games)
+    first_cell = int(cell[0]) if count else 0
+    groups = []
+    for c in range(first_cell, int(cell[-1]) + 1 if count else first_cell):
+        spec_cell = exp.cells[c]
+        a, b = (StrategySpec.parse(s) for s in spec_cell.matchup)
+        rules = resolve_cell_rules(game, exp, spec_cell)
+        groups += [(c, rules, (a, b)), (c, rules, (b, a))]
+    return GameColumns(
+        index=index,
+        cell=cell.astype(np.int32),
+        seed_index=j,
+        seeds=game_seeds(exp.seed, j) if count else np.empty(0, np.int64),
+        group=2 * (cell - first_cell) + (j & 1),
+        groups=tuple(groups),
+        variant=exp.variant,
+    )
+
+
 def game_specs(exp: Experiment, first: int, count: int) -> list[tuple[int, GameSpec]]:
     """The (cell number, GameSpec) of global games ``first`` .. ``first + count - 1``."""
-    game = get_game(exp.game)
-    cells: dict[int, tuple[RulesBase, StrategySpec, StrategySpec]] = {}
-    out = []
-    for g in range(first, first + count):
-        c, j = divmod(g, exp.games)
-        if c not in cells:
-            cell = exp.cells[c]
-            a, b = (StrategySpec.parse(s) for s in cell.matchup)
-            cells[c] = (resolve_cell_rules(game, exp, cell), a, b)
-        rules, a, b = cells[c]
-        seats = (a, b) if j % 2 == 0 else (b, a)
-        out.append((c, GameSpec(g, game_seed(exp.seed, j), exp.variant, rules, seats)))
-    return out
+    cols = game_columns(exp, first, count)
+    return list(zip(cols.cell.tolist(), cols.specs()))
 
 
 def parse_knob_value(text: str) -> Any:

@@ -74,9 +74,19 @@ def write_bytes_atomic(loc: Location, data: bytes) -> None:
             out.write(data)
 
 
+STATISTICS = ("game_index", "turn", "cell", "seed_index")  # columns queries filter or join on
+
+
 def write_table_atomic(loc: Location, table: pa.Table) -> None:
+    """One Parquet file, LZ4 (its encoding costs ~15 % less CPU than zstd's for
+    ~20 % more bytes; encoding is a fifth of a Polar worker's time). ``store_schema=False``: the file holds only the
+    Parquet schema, so a dictionary-array column (how workers build repeated
+    strings cheaply) reads back as plain ``string`` like any other; min/max
+    statistics only for the columns in ``STATISTICS`` (the others cost
+    encoding time and no query prunes on them)."""
     buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
+    stats = [name for name in STATISTICS if name in table.column_names]
+    pq.write_table(table, buf, compression="lz4", store_schema=False, write_statistics=stats or False)
     write_bytes_atomic(loc, buf.getvalue())
 
 

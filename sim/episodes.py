@@ -27,7 +27,8 @@ import numpy as np
 
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
-from sim.forces import magnetic_on, new_cache, refresh_refs
+from sim.balance import nominal_intent  # noqa: F401  (re-exported: sim.api)
+from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.state import FLAT_TILT, classify, pairs_of
 from sim.world import World
@@ -138,85 +139,6 @@ def settle(world: World) -> Episode:
     return _episode(world, setup, refresh=False)
 
 
-def nominal_intent(world: World, host: int, azimuth: float, up: int | None = None,
-                   tilt: float = np.pi / 4) -> Intent:
-    """The intent whose leaner balances near ``tilt``: a base distance where
-    the static torque about the base point (magnetic, from every disc on the
-    mat, plus gravity) is zero and restoring in tilt (leaning further in
-    lowers the torque: d torque / d tilt < 0). Crossings are found on a 1 mm
-    grid and refined by bisection. Preference: the outermost crossing (the
-    cushion side, away from the host's snap zone) at ``tilt``, then at tilts
-    2.5, 5, ... 15 degrees either side; then any stable crossing in the same
-    order (towers often balance only close in). Failing all, the pose of
-    strongest support at ``tilt``. ``up`` defaults
-    to the host's colour (a leaner shows its owner's colour)."""
-    if up is None:
-        up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
-    p = world.params
-    stack = [i for i in np.nonzero(world.live)[0]
-             if np.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
-    top = max(world.pos[i, 2] for i in stack) + 0.5 * p.thickness
-    fallback = None
-    tilts = [tilt + np.radians(d) for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0,
-                                             -12.5, 12.5, -15.0, 15.0)]
-    found = {}
-    for outermost_only in (True, False):
-        for t in tilts:
-            if t not in found:
-                found[t] = _balance_points(world, host, azimuth, t, up, top)
-            grid, torques, crossings = found[t]
-            if fallback is None:
-                fallback = Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up)
-            for bd, stable in crossings[:1] if outermost_only else crossings:
-                if stable:
-                    return Intent(host, azimuth, bd, t, up)
-    return fallback
-
-
-def _balance_points(world, host, azimuth, t, up, top):
-    """Grid, torques and the zero crossings (outermost first) at tilt t, each
-    as (base distance, stable in tilt)."""
-    p = world.params
-    clear = p.radius + top / np.tan(t) + 1e-3   # lower face clears the host's top edge
-    grid = clear + np.arange(0.0, 6.0 * p.radius, 1e-3)
-    torques = [_tip_torque(world, host, azimuth, bd, t, up) for bd in grid]
-    crossings = []
-    for k in range(len(grid) - 2, -1, -1):
-        if (torques[k] > 0) == (torques[k + 1] > 0):
-            continue
-        lo, hi = grid[k], grid[k + 1]
-        for _ in range(30):
-            mid = 0.5 * (lo + hi)
-            if (_tip_torque(world, host, azimuth, mid, t, up) > 0) == (torques[k] > 0):
-                lo = mid
-            else:
-                hi = mid
-        bd = float(0.5 * (lo + hi))
-        step = np.radians(1.0)
-        slope = (_tip_torque(world, host, azimuth, bd, t + step, up)
-                 - _tip_torque(world, host, azimuth, bd, t - step, up))
-        crossings.append((bd, slope < 0))
-    return grid, torques, crossings
-
-
-def _tip_torque(world: World, host: int, azimuth: float, base_distance: float, tilt: float,
-                up: int) -> float:
-    """Torque about the base point that raises the leaner (positive = up)."""
-    p = world.params
-    w = world.copy()
-    centre, n_up, u = leaner_pose(w, host, azimuth, base_distance, tilt)
-    i = w.add_body(centre, n_up * (1.0 if up >= 0 else -1.0))
-    axis = np.array([normal_of(q) for q in w.quat])
-    out6 = np.zeros(6)
-    magnetic_on(i, w.pos, axis, w.br, w.live, p.magnet_radius, p.magnet_thickness,
-                p.far_cutoff, out6, *new_cache(len(w)), 0.0, 0.0)
-    base = np.array([w.pos[host, 0], w.pos[host, 1], 0.0]) + base_distance * u
-    r = centre - base
-    force = out6[:3] + np.array([0.0, 0.0, -p.mass * p.gravity])
-    torque = np.cross(r, force) + out6[3:]
-    return float(np.dot(torque, np.cross([0.0, 0.0, 1.0], u)))
-
-
 def _episode(world: World, setup, refresh: bool = True) -> Episode:
     p = world.params
     snapshot = world.copy()
@@ -238,7 +160,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     hand_t = spec.get("hand_t", NO_PATH_T)
     run_time = (hand_t[-1] if hand >= 0 else 0.0) + spec.get("push_t", NO_PATH_T)[-1]
     max_steps = int(round((run_time + p.settle_budget_s) / p.dt))
-    code, steps = run(world.pos, world.quat, world.vel, world.omega, world.live, world.awake,
+    code, steps, body_steps = run(world.pos, world.quat, world.vel, world.omega, world.live, world.awake,
                       world.still, world.br, world.mat_spring, world.disc_spring,
                       world.disc_partner, world.fref, world.P, world.rim, hand, hand_t,
                       spec.get("hand_p", NO_PATH_P), spec.get("push_r", 0.0),
@@ -249,8 +171,10 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     if status in ("nan", "energy"):
         world.restore(snapshot)
         return Episode(status, int(steps), steps * p.dt, action, final=classify(world),
-                       final_contacts=world.contacts())
-    return _report(world, status, int(steps), action, before, initial, touched, maxdisp, in_hand)
+                       final_contacts=world.contacts(), body_steps=int(body_steps))
+    ep = _report(world, status, int(steps), action, before, initial, touched, maxdisp, in_hand)
+    ep.body_steps = int(body_steps)
+    return ep
 
 
 def _report(world, status, steps, action, before, initial, touched, maxdisp, in_hand) -> Episode:

@@ -60,6 +60,7 @@ class Episode:
     in_hand: list[int] = field(default_factory=list)         # stuck to the held disc
     final: list[BodyInfo] = field(default_factory=list)
     final_contacts: list[tuple[int, int]] = field(default_factory=list)
+    body_steps: int = 0                                      # sum over steps of awake bodies (cost)
 
     @property
     def ok(self) -> bool:

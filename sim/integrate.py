@@ -47,11 +47,17 @@ with ``disc_partner [n, 3N]`` (the disc the point presses into, -1 none).
 Cost (benchmarks/bench_physics.py, process CPU): the step loop allocates
 nothing and takes no array views per rim point or per pair (work rows in
 ``scratch [8, 3]``; a view costs about as much as a contact point's
-arithmetic). Mid-game placement ~41 us/step: about 40 % magnetic pair
-evaluations (the awake leaner against every disc within ``far_cutoff``, ~20
-multipole and ~1 near-field evaluation a step), most of the rest rim-point
-contacts of the ~3.6 awake bodies; lone placement ~3 us/step, most of it
-the host's contacts after the release wakes it.
+arithmetic). A numba call that LLVM does not inline costs ~100-150 ns with
+this many array arguments, so the per-pair work that most pairs skip (the
+distance test of contacts; the cache test of magnetic pairs, inlined with
+``inline="always"``) happens before any call: with 35 sleeping discs in the
+world, a lone placement went from 17.7 to 5.8 us a step. Pair loops visit a
+sleeper only against the awake bodies after it (``act``), in the order i < j,
+so sums stay bit-reproducible. A leaner placed on a clear host in a 37-disc
+mid-game: ~4 900 steps, ~10 500 body steps, ~55 ms (lone host: 2 533 steps,
+~7 ms); about half of the mid-game cost is the hand phase, where the wake
+check re-evaluates the moving held disc against every sleeper within
+``wake_radius`` and wakes the host, which then stays awake.
 """
 
 import numpy as np
@@ -59,7 +65,7 @@ from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force_at, power_m2
-from sim.forces import magnetic_all, magnetic_on
+from sim.forces import magnetic_movers, magnetic_on
 from sim.params import IDX
 
 SETTLED, BUDGET, NAN, ENERGY = 0, 1, 2, 3
@@ -77,6 +83,8 @@ _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
+_REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
+_HOLD_M, _COAST = IDX["hold_margin"], IDX["coast"]
 
 
 @njit(cache=True, fastmath=False)
@@ -304,6 +312,27 @@ def drift(i, pos, quat, vel, omega, dt):
 
 
 @njit(cache=True, fastmath=False)
+def flat_holds(i, axis, f6, P):
+    """True if body i lies flat (face within 10 deg of level) and friction
+    holds it against the magnetic force and torque ``f6`` with margin
+    ``hold_margin``: pressed down (N = m g - F_z > 0), sliding force below
+    margin x mu_static N (the lower of mat and disc, as a stacked disc rests
+    on a disc), and the tipping torque about the rim below margin x N x
+    radius. Such a disc cannot start to move by magnetism alone (a touch
+    wakes it through its contacts), so the wake check lets it sleep on."""
+    if abs(axis[i, 2]) < np.cos(10.0 * np.pi / 180.0):
+        return False
+    margin = P[_HOLD_M]
+    normal = P[_MASS] * P[_G] - f6[2]
+    if normal <= 0.0:
+        return False
+    mu = min(P[_MUS_M], P[_MUS_D])
+    fh = np.sqrt(f6[0] ** 2 + f6[1] ** 2)
+    th = np.sqrt(f6[3] ** 2 + f6[4] ** 2)
+    return fh < margin * mu * normal and th + 0.5 * P[_THICK] * fh < margin * normal * P[_RADIUS]
+
+
+@njit(cache=True, fastmath=False)
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -377,10 +406,28 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
 
 
 @njit(cache=True, fastmath=False)
+def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, hit, P,
+                  kin, force, torque, depth, normals, scratch, cur, touched, wake_next, reach):
+    d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+    if d2 > reach * reach:
+        return
+    if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
+                     hit, P, i != kin, j != kin, force, torque, depth, normals, scratch):
+        cur[i, j] = 1
+        cur[j, i] = 1
+        touched[i, j] = 1
+        touched[j, i] = 1
+        if not awake[i]:
+            wake_next[i] = 1
+        if not awake[j]:
+            wake_next[j] = 1
+
+
+@njit(cache=True, fastmath=False)
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
                    torque, cur, on_mat, wake_next, hit, depth, normals, touched, cache, key,
-                   valid, scratch):
+                   valid, scratch, act):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
     n = pos.shape[0]
@@ -398,8 +445,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_all(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
-                 cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin)
+    magnetic_movers(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
+                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -410,26 +457,27 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
                 cur[i, j] = 0
                 cur[j, i] = 0
     hit[:, :] = False
+    m = 0
     for i in range(n):
+        if live[i] and awake[i]:
+            act[m] = i
+            m += 1
+    for i in range(n):        # pairs i < j with an awake member, in that order
         if not live[i]:
             continue
-        for j in range(i + 1, n):
-            if not live[j] or not (awake[i] or awake[j]):
-                continue
-            d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-            if d2 > reach * reach:
-                continue
-            if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
-                             hit, P, i != kin, j != kin, force, torque, depth, normals,
-                             scratch):
-                cur[i, j] = 1
-                cur[j, i] = 1
-                touched[i, j] = 1
-                touched[j, i] = 1
-                if not awake[i]:
-                    wake_next[i] = 1
-                if not awake[j]:
-                    wake_next[j] = 1
+        if awake[i]:
+            for j in range(i + 1, n):
+                if live[j] and (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2 <= reach * reach:
+                    _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
+                                  disc_partner, hit, P, kin, force, torque, depth, normals,
+                                  scratch, cur, touched, wake_next, reach)
+        else:
+            for k in range(m):
+                j = act[k]
+                if j > i and (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2 <= reach * reach:
+                    _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
+                                  disc_partner, hit, P, kin, force, torque, depth, normals,
+                                  scratch, cur, touched, wake_next, reach)
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
@@ -448,7 +496,8 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand):
-    """Simulate until settled or max_steps; returns (status, steps)."""
+    """Simulate until settled or max_steps; returns (status, steps, body
+    steps: the sum over steps of awake bodies, the episode's cost unit)."""
     n = pos.shape[0]
     npts = rim.shape[0]
     dt, m, g, a, hh = P[_DT], P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
@@ -472,6 +521,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     scratch = np.zeros((8, 3))
     ready = np.zeros(n, np.bool_)
     roots = np.zeros(n, np.int64)
+    act = np.zeros(n, np.int64)
     cache = np.zeros((n, n, 9))
     key = np.zeros((n, n, 9))
     valid = np.zeros((n, n), np.uint8)
@@ -497,6 +547,17 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 lowest = min(lowest, wp[i, k, 2])
             on_mat[i] = 1 if lowest < 1e-4 else 0
     t = 0.0
+    body_steps = 0
+    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    hand_speed = 0.0                  # the held disc's fastest leg, m/s
+    if held:
+        for s in range(hand_t.shape[0] - 1):
+            span = hand_t[s + 1] - hand_t[s]
+            if span > 0.0:
+                leg = np.sqrt((hand_p[s + 1, 0] - hand_p[s, 0]) ** 2 + (hand_p[s + 1, 1] - hand_p[s, 1]) ** 2
+                              + (hand_p[s + 1, 2] - hand_p[s, 2]) ** 2)
+                hand_speed = max(hand_speed, leg / span)
+    coast_until = -1.0
     for step in range(max_steps + 1):
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
@@ -521,11 +582,22 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         if pushing:
             path_at(push_t, push_p, t, sp, sv)
         kin = hand if held else -1
+        # coasting: only the held disc is awake, far from everything, and no
+        # wake check is due: a full step would change nothing but its pose
+        if (held and not snapped and not pushing and step % wake_every != 0
+                and t < coast_until):
+            dx = pos[hand, 0] - pos0[hand, 0]
+            dy = pos[hand, 1] - pos0[hand, 1]
+            disp = np.sqrt(dx * dx + dy * dy)
+            if disp > maxdisp[hand]:
+                maxdisp[hand] = disp
+            body_steps += 1
+            continue
         # 2. forces at t (again if they woke someone: a sleeper had none)
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                        force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch)
+                       cache, key, valid, scratch, act)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -537,7 +609,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
                            force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch)
+                       cache, key, valid, scratch, act)
             wake_next[:] = 0
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
@@ -548,13 +620,14 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         for i in range(n):
             if not (live[i] and awake[i]):
                 continue
+            body_steps += 1
             v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
             if not (np.isfinite(v2) and np.isfinite(pos[i, 0]) and np.isfinite(pos[i, 1])
                     and np.isfinite(pos[i, 2]) and np.isfinite(omega[i, 0])
                     and np.isfinite(omega[i, 1]) and np.isfinite(omega[i, 2])):
-                return NAN, step
+                return NAN, step, body_steps
             if v2 > P[_VMAX] ** 2 or pos[i, 2] < -hh:
-                return ENERGY, step
+                return ENERGY, step, body_steps
             dx = pos[i, 0] - pos0[i, 0]
             dy = pos[i, 1] - pos0[i, 1]
             disp = np.sqrt(dx * dx + dy * dy)
@@ -577,29 +650,49 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
                 magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A])
+                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 fref[i, :] = out6
         if step % wake_every == 0:
+            m = 0
+            for j in range(n):
+                if live[j] and awake[j]:
+                    act[m] = j
+                    m += 1
             for i in range(n):
                 if not live[i] or awake[i]:
                     continue
                 close = False
-                for j in range(n):
-                    if live[j] and awake[j]:
-                        d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-                        if d2 < wake_r * wake_r:
-                            close = True
-                            break
+                for k in range(m):
+                    j = act[k]
+                    d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+                    if d2 < wake_r * wake_r:
+                        close = True
+                        break
                 if not close:
                     continue
                 magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A])
+                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
-                if df > wake_f or dtq > wake_f * a:
+                if (df > wake_f or dtq > wake_f * a) and not flat_holds(i, axis, out6, P):
                     awake[i] = 1
                     still[i] = 0.0
                     fresh[i] = 1
+                    act[m] = i          # counts as awake for the sleepers after it
+                    m += 1
+        coast_until = -1.0
+        if held and not snapped and not pushing and hand_speed > 0.0 and P[_COAST] > 0:
+            alone = True
+            clear2 = np.inf
+            for i in range(n):
+                if live[i] and i != hand:
+                    if awake[i]:
+                        alone = False
+                        break
+                    d2 = (pos[i, 0] - pos[hand, 0]) ** 2 + (pos[i, 1] - pos[hand, 1]) ** 2 + (pos[i, 2] - pos[hand, 2]) ** 2
+                    clear2 = min(clear2, d2)
+            if alone and clear2 > reach * reach:
+                coast_until = t + (np.sqrt(clear2) - reach) / hand_speed
         if not held and not pushing:
             done = True
             for i in range(n):
@@ -607,7 +700,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     done = False
                     break
             if done:
-                return SETTLED, step
+                return SETTLED, step, body_steps
         if step == max_steps:
             break
         # 6. first half kick and drift to t + dt (a body just woken by the
@@ -619,4 +712,4 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     continue
                 kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * dt)
                 drift(i, pos, quat, vel, omega, dt)
-    return BUDGET, max_steps
+    return BUDGET, max_steps, body_steps

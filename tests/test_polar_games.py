@@ -248,3 +248,18 @@ def test_empty_batch_gives_empty_tables_with_the_same_columns():
     assert games.num_rows == 0 and turns.num_rows == 0
     assert dict(zip(games.schema.names, games.schema.types)) == GAMES_SCHEMA
     assert dict(zip(turns.schema.names, turns.schema.types)) == TURNS_SCHEMA
+
+
+def test_columnar_play_gives_the_tables_of_play_batch_with_dictionary_strings():
+    from pipelines.spec import Cell, Experiment, game_columns
+    from rules.polar.batch import play_columns
+
+    exp = Experiment(game="polar", variant="polar-9", games=9, seed=4, shard_size=9, cells=(
+        Cell(matchup=("greedy", "random")), Cell(matchup=("random", "random"), overrides={"size": 7, "swap": False})))
+    cols = game_columns(exp, 5, 10)  # crosses from the first cell into the second
+    games, turns = play_columns(cols.index, cols.seeds, cols.group, [(r, s) for _, r, s in cols.groups])
+    want_games, want_turns = POLAR.play_batch(cols.specs())
+    assert pa.types.is_dictionary(games.schema.field("colour_0").type)
+    assert pa.types.is_dictionary(turns.schema.field("colour").type)
+    assert games.cast(want_games.schema).equals(want_games)
+    assert turns.cast(want_turns.schema).equals(want_turns)

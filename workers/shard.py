@@ -1,28 +1,43 @@
 """Play one shard of a run and write it: the whole of what a Ray task does.
 
-``play_shard`` rebuilds the shard's game specs from the experiment alone
-(seeds come from the run seed and the seed index, never from the shard), asks
-the game to play them, adds the identifying columns every row carries, and
+``play_shard`` rebuilds the shard's games from the experiment alone (seeds
+come from the run seed and the seed index, never from the shard), asks the
+game to play them, adds the identifying columns every row carries, and
 writes ``turns`` then ``games`` atomically (``games`` marks the shard done).
 It returns a small summary; tables never travel back to the driver.
+
+The games travel as arrays (``spec.GameColumns``): a game whose ``play_batch``
+module also offers ``play_columns(index, seeds, group, groups)`` (Polar) is
+played from them with no Python object per game; other games get the same
+range as ``GameSpec`` objects. Identity columns are built once per (rules,
+seats) group and spread by index (dictionary arrays for repeated strings),
+so a shard's cost beyond playing is essentially Parquet encoding.
 
 A batch that raises is replayed one game at a time, so one failing game is
 recorded as ``status='error'`` with its message and the others keep their
 results.
+
+``warm_up`` readies a fresh worker (imports, numba cache loads) before its
+first shard, so start-up is measured apart from games. ``ShardSummary``
+carries wall and CPU seconds inside the play call and for the whole task,
+and the Parquet writing time.
 """
 
 from __future__ import annotations
 
 import resource
+import sys
 import time
 import traceback
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib.metadata import version
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipelines.spec import Experiment, game_specs
+from pipelines.spec import Experiment, GameColumns, game_columns
 from pipelines.storage import SHARD_NAME, locate, write_table_atomic
 from rules.base import GameDef, GameSpec, get_game
 
@@ -32,12 +47,16 @@ class ShardSummary:
     shard: int
     games: int
     failed: int
-    seconds_playing: float
-    seconds_total: float
+    seconds_playing: float  # inside the game's play call (numba core and its Arrow tables)
+    seconds_total: float  # the whole task: specs, playing, identity columns, Parquet, writes
     node: str = ""
     max_rss_mb: float = 0.0
+    seconds_writing: float = 0.0  # Parquet encoding and the atomic writes
+    cpu_playing: float = 0.0  # CPU seconds of this process inside the play call
+    cpu_total: float = 0.0  # CPU seconds of this process for the whole task
 
 
+@lru_cache(maxsize=1)
 def package_version() -> str:
     return version("polsim")
 
@@ -84,37 +103,45 @@ def play(game_def: GameDef, specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
     return games, turns
 
 
-def _identity_columns(exp: Experiment, run_id: str, cells: list[int], specs: list[GameSpec], physics: str):
-    n = len(specs)
-    by_cell = {}
-    for c, spec in zip(cells, specs):
-        if c not in by_cell:
-            by_cell[c] = (spec.rules.variant_hash(), exp.cells[c].label(), spec.rules.model_dump(mode="json"))
-    def constant(value: str) -> pa.Array:
-        return pa.repeat(pa.scalar(value, pa.string()), n)
+def _constant(value: str, n: int) -> pa.Array:
+    """``n`` copies of one string as a dictionary array (stored as plain strings)."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)), pa.array([value], pa.string()))
 
-    cols = {
-        "run_id": constant(run_id),
-        "game": constant(exp.game),
-        "variant": constant(exp.variant),
-        "variant_hash": pa.array([by_cell[c][0] for c in cells], pa.string()),
-        "cell": pa.array(cells, pa.int32()),
-        "cell_label": pa.array([by_cell[c][1] for c in cells], pa.string()),
-        "seed_index": pa.array([s.index % exp.games for s in specs], pa.int64()),
-        "game_seed": pa.array([s.seed for s in specs], pa.int64()),
-        "strategy_0": pa.array([str(s.seats[0]) for s in specs], pa.string()),
-        "strategy_1": pa.array([str(s.seats[1]) for s in specs], pa.string()),
-        "package_version": constant(package_version()),
-        "physics_version": constant(physics),
+
+def _identity_columns(exp: Experiment, run_id: str, cols: GameColumns, physics: str) -> dict:
+    """The columns every games row carries, built per (rules, seats) group and
+    spread by numpy indexing: no Python work per game."""
+    n = len(cols)
+    group = pa.array(cols.group.astype(np.int32))
+    per_group = [(rules.variant_hash(), exp.cells[c].label(), str(seats[0]), str(seats[1]), rules.model_dump(mode="json"))
+                 for c, rules, seats in cols.groups]
+
+    def by_group(k: int) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(group, pa.array([g[k] for g in per_group], pa.string()))
+
+    out = {
+        "run_id": _constant(run_id, n),
+        "game": _constant(exp.game, n),
+        "variant": _constant(exp.variant, n),
+        "variant_hash": by_group(0),
+        "cell": pa.array(cols.cell, pa.int32()),
+        "cell_label": by_group(1),
+        "seed_index": pa.array(cols.seed_index, pa.int64()),
+        "game_seed": pa.array(cols.seeds, pa.int64()),
+        "strategy_0": by_group(2),
+        "strategy_1": by_group(3),
+        "package_version": _constant(package_version(), n),
+        "physics_version": _constant(physics, n),
     }
-    for knob in by_cell[cells[0]][2]:
-        cols[f"rule_{knob}"] = pa.array([by_cell[c][2][knob] for c in cells])
-    return cols
+    for knob in per_group[0][4]:
+        out[f"rule_{knob}"] = pc.take(pa.array([g[4][knob] for g in per_group]), group)
+    return out
 
 
 def _with_identity(games: pa.Table, identity: dict) -> pa.Table:
     """Identity columns first; a column the game already wrote keeps the game's values."""
-    out = games.sort_by("game_index")
+    index = games["game_index"].to_numpy()
+    out = games if bool(np.all(index[1:] > index[:-1])) else games.sort_by("game_index")
     position = 0
     for name, column in identity.items():
         if name in out.column_names:
@@ -130,45 +157,82 @@ class Played:
 
     games: pa.Table
     turns: pa.Table
-    cells: list[int]
-    specs: list[GameSpec]
+    columns: GameColumns
     seconds_playing: float
+    cpu_playing: float = 0.0
+
+    @property
+    def cells(self) -> list[int]:
+        return self.columns.cell.tolist()
+
+    @property
+    def specs(self) -> list[GameSpec]:
+        return self.columns.specs()
+
+
+def _play_columns(game_def: GameDef, cols: GameColumns) -> tuple[pa.Table, pa.Table]:
+    """The game's columnar ``play_columns`` when its ``play_batch`` module has one
+    (Polar does), else ``play`` on ``GameSpec`` objects. A columnar batch that
+    raises is replayed through ``play``, which isolates the failing games."""
+    columnar = getattr(sys.modules.get(game_def.play_batch.__module__), "play_columns", None)
+    if columnar is not None:
+        try:
+            games, turns = columnar(cols.index, cols.seeds, cols.group, [(r, s) for _, r, s in cols.groups])
+            if games.num_rows == len(cols):
+                return games, turns
+        except Exception:  # noqa: BLE001 - replayed game by game below
+            pass
+    return play(game_def, cols.specs())
 
 
 def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
     """Play global games ``first .. first+count-1`` and add every identifying column."""
     game_def = get_game(exp.game)
-    pairs = game_specs(exp, first, count)
-    cells = [c for c, _ in pairs]
-    specs = [s for _, s in pairs]
-    t_play = time.perf_counter()
-    games, turns = play(game_def, specs)
-    seconds_playing = time.perf_counter() - t_play
-    games = _with_identity(games, _identity_columns(exp, run_id, cells, specs, game_def.physics_version()))
+    cols = game_columns(exp, first, count)
+    t_play, c_play = time.perf_counter(), time.process_time()
+    games, turns = _play_columns(game_def, cols)
+    seconds_playing, cpu_playing = time.perf_counter() - t_play, time.process_time() - c_play
+    games = _with_identity(games, _identity_columns(exp, run_id, cols, game_def.physics_version()))
     if turns.num_columns:
-        turns = turns.add_column(0, "run_id", pa.repeat(pa.scalar(run_id, pa.string()), turns.num_rows))
-    return Played(games, turns, cells, specs, seconds_playing)
+        turns = turns.add_column(0, "run_id", _constant(run_id, turns.num_rows))
+    return Played(games, turns, cols, seconds_playing, cpu_playing)
 
 
 def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, run_uri: str) -> ShardSummary:
     """Play global games ``first .. first+count-1`` and write shard ``shard`` of the run."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     played = play_games(Experiment.model_validate_json(exp_json), run_id, first, count)
     games, turns, seconds_playing = played.games, played.turns, played.seconds_playing
+    t_write = time.perf_counter()
     run = locate(run_uri)
     name = SHARD_NAME.format(shard)
     if turns.num_columns:
         write_table_atomic(run.child("turns", name), turns)
     write_table_atomic(run.child("games", name), games)
+    t_end = time.perf_counter()
     failed = games.num_rows - pc.sum(pc.equal(games["status"], "ok")).as_py()
-    return ShardSummary(shard, games.num_rows, failed, seconds_playing, time.perf_counter() - t0, _node_id(),
-                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return ShardSummary(shard, games.num_rows, failed, seconds_playing, t_end - t0, _node_id(),
+                        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, t_end - t_write,
+                        played.cpu_playing, time.process_time() - c0)
+
+
+def warm_up(exp_json: str) -> float:
+    """Make a fresh worker ready for ``play_shard``: import the game and, for a
+    game with a columnar ``play_columns`` (cheap games, Polar), play game 0 and
+    throw it away so every numba kernel is loaded from the cache. Returns the
+    CPU seconds this process has used so far (Ray's worker boot included)."""
+    exp = Experiment.model_validate_json(exp_json)
+    game_def = get_game(exp.game)
+    if hasattr(sys.modules.get(game_def.play_batch.__module__), "play_columns"):
+        try:
+            play_games(exp, "warm-up", 0, 1)
+        except Exception:  # noqa: BLE001 - the shard that plays game 0 records any failure
+            pass
+    return time.process_time()
 
 
 def _node_id() -> str:
     """The Ray node that played the shard ('' outside Ray)."""
-    import sys
-
     if "ray" not in sys.modules:
         return ""
     import ray

@@ -4,20 +4,22 @@ Exit 0: no significant change; 1: significant change (Holm-corrected family
 at ``--alpha``); 2: bad input or runs that cannot be paired.
 """
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from pipelines.compare import Verdict, compare_runs
 from pipelines.render import Format, print_tables
 from rules.base import UsageError
+
+if TYPE_CHECKING:  # the statistics load when a command runs, not when the CLI starts
+    from pipelines.compare import Verdict
 
 AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate of the verdict (Holm).")]
 ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many changed games.")]
 
 
-def print_verdict(verdict: Verdict, changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
+def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
     """The verdict table, the changed games (at most ``show``) and the one-line verdict."""
     for note in verdict.notes:
         err.print(f"note: {note}", highlight=False, soft_wrap=True)
@@ -46,6 +48,8 @@ def register(app: typer.Typer) -> None:
 
         Example: polsim compare runs/polar-polar-9-1a2b3c4d5e runs/candidate/polar-polar-9-1a2b3c4d5e
         """
+        from pipelines.compare import compare_runs
+
         try:
             result = compare_runs(baseline, candidate, alpha)
         except UsageError as exc:

@@ -1,9 +1,9 @@
 """``polsim regress BASELINE``: replay a baseline's seeds with the code as it
 is now and stop as soon as an SPRT decides.
 
-Exit 0: no change larger than δ; 1: changed (or a golden physics scene
-changed; or, undecided at the game limit, the fixed-sample verdict found a
-significant change); 2: bad input.
+Exit 0: no change; 1: changed — the SPRT on the score rate said so, or the
+verdict table on the pairs played found a significant change (whatever the
+SPRT said), or a golden physics scene changed; 2: bad input.
 """
 
 from typing import Annotated, Optional
@@ -11,7 +11,6 @@ from typing import Annotated, Optional
 import typer
 
 from pipelines.commands.compare import ShowOpt, print_verdict
-from pipelines.regress import GoldenSceneChanged, Look, make_config, regress
 from pipelines.render import Format
 from pipelines.spec import parse_sets
 from rules.base import UsageError
@@ -53,7 +52,9 @@ def register(app: typer.Typer) -> None:
         Example: polsim regress runs/polarity-standard-1a2b3c4d5e --set magnet_strength=1.1 --delta 0.05 --out runs/
         """
 
-        def progress(look: Look) -> None:
+        from pipelines.regress import GoldenSceneChanged, make_config, regress
+
+        def progress(look) -> None:
             if not quiet:
                 cli.err_console.print(f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
                                       f"down {look.llr_down:+.2f} → {look.decision}", highlight=False, soft_wrap=True)
@@ -81,9 +82,8 @@ def register(app: typer.Typer) -> None:
             f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}", soft_wrap=True)
         if result.interrupted:
             raise typer.Exit(130)
-        if result.decision == "undecided":
-            cli.out_console.print("SPRT undecided at the game limit: exit code follows the fixed-sample verdict",
-                                  soft_wrap=True)
-            raise typer.Exit(1 if result.verdict.significant else 0)
-        raise typer.Exit(1 if result.decision == "changed" else 0)
+        if result.decision != "changed" and result.verdict.significant:
+            cli.out_console.print(f"SPRT {result.decision} on the score rate, but the verdict table finds a "
+                                  "significant change: flagged as changed", soft_wrap=True)
+        raise typer.Exit(1 if result.flagged else 0)
 

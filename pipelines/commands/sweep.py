@@ -1,13 +1,15 @@
 """``polsim sweep``: run every combination of knob values on the same seeds
 as one run, then print a balance table per cell and name the most balanced."""
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pipelines.render import Format, print_tables
-from pipelines.sweep import SweepReport, sweep_experiment, sweep_report
 from rules.base import UsageError
+
+if TYPE_CHECKING:
+    from pipelines.sweep import SweepReport
 
 
 def _interval(value, low, high, scale=1.0, fmt="{:+.1f}") -> str:
@@ -16,7 +18,7 @@ def _interval(value, low, high, scale=1.0, fmt="{:+.1f}") -> str:
     return f"{fmt.format(scale * value)} [{fmt.format(scale * low)}, {fmt.format(scale * high)}]"
 
 
-def display_rows(report: SweepReport) -> list[dict]:
+def display_rows(report: "SweepReport") -> list[dict]:
     """The per-cell table as shown in a terminal (intervals as one column)."""
     out = []
     for r in report.cells:
@@ -57,6 +59,8 @@ def register(app: typer.Typer) -> None:
 
         Example: polsim sweep --game polarity --variant standard --set foundations=3,5,7 --set red_sudden_death=true,false --games 2000
         """
+        from pipelines.sweep import sweep_experiment, sweep_report
+
         try:
             cli.check_execution(shard_size, workers)
             exp = sweep_experiment(game, variant, cli.split_strategies(strategies), sets, games, seed, shard_size)

@@ -1,14 +1,16 @@
 """``polsim tournament``: a round robin among named strategies, both seats,
 the same seeds for every pairing; cross-table and Elo-scale ratings."""
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from pipelines.render import Format, print_tables
 from pipelines.spec import parse_sets
-from pipelines.tournament import TournamentReport, tournament_experiment, tournament_report
 from rules.base import UsageError
+
+if TYPE_CHECKING:
+    from pipelines.tournament import TournamentReport
 
 
 def fixed_knobs(sets: list[str]) -> dict:
@@ -24,7 +26,7 @@ def _elo(value: float, low: float, high: float) -> str:
     return f"{value:+.0f} [{low:+.0f}, {high:+.0f}]"
 
 
-def display(report: TournamentReport) -> dict[str, list[dict]]:
+def display(report: "TournamentReport") -> dict[str, list[dict]]:
     ratings = [{"rank": r["rank"], "strategy": r["strategy"], "elo": _elo(r["elo"], r["elo_lo"], r["elo_hi"]),
                 "games": r["games"], "score": f"{100 * r['score_rate']:.1f} %" if r["score_rate"] is not None else "—"}
                for r in report.table]
@@ -60,6 +62,8 @@ def register(app: typer.Typer) -> None:
 
         Example: polsim tournament --game polar --variant polar-9 -s random,greedy,mcts:playouts=100 --games 500
         """
+        from pipelines.tournament import tournament_experiment, tournament_report
+
         try:
             cli.check_execution(shard_size, workers)
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),

@@ -27,6 +27,6 @@ GAME = register_game(
         play_batch=play_batch,
         default_variant="polar-9",
         trace=trace,
-        shard_size=2000,
+        shard_size=5000,  # ~0.15 s of games per task: Parquet costs less per game than at 2000, and 100,000 games still make 20 tasks
     )
 )

@@ -1,5 +1,10 @@
 """``play_batch``: unpack game specs, play them in one numba call, return Arrow tables.
 
+``play_columns`` is the same for a worker that already holds the games as
+arrays (``pipelines.spec.GameColumns``): no Python object per game, and the
+string columns (colours, end reason, status) are dictionary arrays over their
+few values, so nothing is copied or hashed per row before Parquet.
+
 games (one row per spec, in order):
 
 ==================  =======  =====================================================
@@ -53,6 +58,8 @@ from rules.polar.rng import stream_seeds
 from rules.seeds import mix64, purpose_key
 
 COLOURS = pa.array(["black", "white"])
+END_REASON_VALUES = pa.array(END_REASONS)
+STATUS_VALUES = pa.array(["ok"])
 _GAME_TYPES = (
     np.int8, np.float64, np.float64, np.int8, np.int32, np.int8, np.int32, np.int32, np.int8,
     np.int32, np.int32, np.int32, np.float64, np.float64,
@@ -87,13 +94,28 @@ def _matchup_codes(rules: RulesBase, seats: tuple[StrategySpec, StrategySpec], c
     )  # fmt: skip
 
 
-def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
-    """The numba core's inputs for these specs.
+def pack_groups(seeds: np.ndarray, group: np.ndarray, groups) -> dict[str, np.ndarray]:
+    """The numba core's inputs for games with these seeds, game ``i`` playing the
+    rules and seats of ``groups[group[i]]`` (each group validated once; the
+    per-game columns are filled by numpy indexing, not by a Python loop)."""
+    cache: dict = {}
+    codes = [_matchup_codes(rules, seats, cache) for rules, seats in groups]
+    group = np.asarray(group, np.int64)
+    seeds = np.asarray(seeds, np.int64)
+    seat_seeds = [stream_seeds(seeds, np.uint64(mix64(purpose_key(f"seat{seat}")))) for seat in range(2)]
+    return {
+        "sizes": np.array([c[0] for c in codes], np.int32)[group],
+        "swaps": np.array([c[1] for c in codes], np.bool_)[group],
+        "modes": np.array([c[2] for c in codes], np.int32)[group],
+        "kinds": np.array([c[3] for c in codes], np.int8).reshape(-1, 2)[group],
+        "params": np.array([c[4] for c in codes], np.float64).reshape(-1, 2, N_PARAMS)[group],
+        "seeds": np.stack(seat_seeds, axis=1),
+    }
 
-    Per game only attribute reads run in Python: games are grouped by the
-    identity of their rules and seat objects (the specs of a run share them),
-    each group is validated once, and the columns are filled by indexing.
-    """
+
+def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
+    """The numba core's inputs for these specs: games are grouped by the identity
+    of their rules and seat objects (the specs of a run share them)."""
     n = len(specs)
     group_of: dict[tuple[int, int, int], int] = {}
     groups = []
@@ -105,18 +127,7 @@ def pack_specs(specs: list[GameSpec]) -> dict[str, np.ndarray]:
             slot = group_of[key] = len(groups)
             groups.append((spec.rules, spec.seats))
         group[g] = slot
-    cache: dict = {}
-    codes = [_matchup_codes(rules, seats, cache) for rules, seats in groups]
-    game_seeds = np.fromiter((s.seed for s in specs), np.int64, n)
-    seat_seeds = [stream_seeds(game_seeds, np.uint64(mix64(purpose_key(f"seat{seat}")))) for seat in range(2)]
-    return {
-        "sizes": np.array([c[0] for c in codes], np.int32)[group],
-        "swaps": np.array([c[1] for c in codes], np.bool_)[group],
-        "modes": np.array([c[2] for c in codes], np.int32)[group],
-        "kinds": np.array([c[3] for c in codes], np.int8).reshape(-1, 2)[group],
-        "params": np.array([c[4] for c in codes], np.float64).reshape(-1, 2, N_PARAMS)[group],
-        "seeds": np.stack(seat_seeds, axis=1),
-    }
+    return pack_groups(np.fromiter((s.seed for s in specs), np.int64, n), group, groups)
 
 
 def run_core(packed: dict[str, np.ndarray], record: bool = True):
@@ -132,11 +143,15 @@ def run_core(packed: dict[str, np.ndarray], record: bool = True):
     return games, tuple(a[:used] for a in turns)
 
 
-def _colour(codes: np.ndarray) -> pa.Array:
-    return pc.take(COLOURS, pa.array(codes.astype(np.int32)))
+def _coded(values: pa.Array, codes: np.ndarray, dictionary: bool) -> pa.Array:
+    """``values[codes]``: a dictionary array (no string copied per row) or plain strings."""
+    indices = pa.array(codes.astype(np.int8, copy=False))
+    if dictionary:
+        return pa.DictionaryArray.from_arrays(indices, values)
+    return pc.take(values, indices)
 
 
-def games_table(index: np.ndarray, g) -> pa.Table:
+def games_table(index: np.ndarray, g, dictionary: bool = False) -> pa.Table:
     winner, s0, s1, end, n_turns, col0, a, b, chooser, passes, groups, scoring, black, white = g
     n = len(index)
     return pa.table(
@@ -145,14 +160,14 @@ def games_table(index: np.ndarray, g) -> pa.Table:
             "winner": pa.array(winner, pa.int8()),
             "score_0": pa.array(s0, pa.float64()),
             "score_1": pa.array(s1, pa.float64()),
-            "end_reason": pc.take(pa.array(END_REASONS), pa.array(end.astype(np.int32))),
+            "end_reason": _coded(END_REASON_VALUES, end, dictionary),
             "n_turns": pa.array(n_turns, pa.int32()),
-            "status": pa.array(["ok"] * n, pa.string()),
+            "status": _coded(STATUS_VALUES, np.zeros(n, np.int8), dictionary),
             "error": pa.nulls(n, pa.string()),
-            "colour_0": _colour(col0),
+            "colour_0": _coded(COLOURS, col0, dictionary),
             "opening_a": pa.array(a, pa.int32()),
             "opening_b": pa.array(b, pa.int32()),
-            "chooser_colour": _colour(chooser),
+            "chooser_colour": _coded(COLOURS, chooser, dictionary),
             "n_passes": pa.array(passes, pa.int32()),
             "n_groups": pa.array(groups, pa.int32()),
             "n_scoring_groups": pa.array(scoring, pa.int32()),
@@ -162,7 +177,7 @@ def games_table(index: np.ndarray, g) -> pa.Table:
     )
 
 
-def turns_table(index: np.ndarray, t) -> pa.Table:
+def turns_table(index: np.ndarray, t, dictionary: bool = False) -> pa.Table:
     pos, turn, player, s0, s1, colour, point, point2, x, y, n_legal = t
     return pa.table(
         {
@@ -171,7 +186,7 @@ def turns_table(index: np.ndarray, t) -> pa.Table:
             "player": pa.array(player, pa.int8()),
             "score_0": pa.array(s0, pa.float64()),
             "score_1": pa.array(s1, pa.float64()),
-            "colour": _colour(colour),
+            "colour": _coded(COLOURS, colour, dictionary),
             "point": pa.array(point, pa.int32()),
             "point2": pa.array(point2, pa.int32()),
             "x": pa.array(x, pa.int16()),
@@ -179,6 +194,16 @@ def turns_table(index: np.ndarray, t) -> pa.Table:
             "n_legal": pa.array(n_legal, pa.int32()),
         }
     )
+
+
+def play_columns(index: np.ndarray, seeds: np.ndarray, group: np.ndarray, groups) -> tuple[pa.Table, pa.Table]:
+    """The columnar entry point a worker uses: game ``i`` is number ``index[i]``
+    with seed ``seeds[i]`` and plays ``groups[group[i]] = (rules, seats)``.
+    Same games and values as ``play_batch``; string columns come as dictionary
+    arrays (a Parquet file stores them as plain strings either way)."""
+    index = np.asarray(index, np.int64)
+    games, turns = run_core(pack_groups(seeds, group, groups))
+    return games_table(index, games, dictionary=True), turns_table(index, turns, dictionary=True)
 
 
 def play_batch(specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
