@@ -3,8 +3,13 @@
 Strategies reason with these lengths instead of guessing: where a released
 leaner stands, how far a disc's pull reaches, how close foundations may lie.
 All were measured on the core (``sim.api``, default ``PhysicsParams``: discs
-30 x 6 mm, 10 g, Br 0.48 T) with ``benchmarks/bench_polarity.py --clearance``
-(``clearances()`` below), 2026-11-30, physics 0.1.0:
+30 x 6 mm, 10 g, Br 0.48 T), 2026-11-30, physics 0.1.0, by ad-hoc scans
+(not yet a committed script): a white host at (-100, 0) mm, a leaner released
+by ``place_leaner(nominal_intent(...))`` toward +x, and one flat disc (or the
+red disc) put at 20-90 mm from the leaner's base point in 5 mm steps, at 0,
+45, 90 and 135 deg from the azimuth, each colour; ``lay_flat`` next to one
+flat disc at 32-77 mm in 3 mm steps; leaners on one lone host every 30-120
+deg. Findings:
 
 - ``LEANER_BASE`` 56 mm: ``nominal_intent`` of a lone host at 45 deg puts the
   leaner's lowest rim point 55.8 mm from the host centre (1.86 diameters),
