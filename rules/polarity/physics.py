@@ -7,8 +7,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   physics overrides applied (``magnet_strength`` scales the remanence Br of
   every disc, red included; ``settle_budget_s`` is R19's step budget);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
-  disc radius, play-circle radius, red radius and a nominal leaner intent
-  (the core's ``nominal_intent`` refines the base distance per host);
+  disc radius, play-circle radius, red radius and the nominal tilt (the
+  core's ``nominal_intent`` finds each leaner's base distance; the measured
+  reaches strategies keep are in ``rules.polarity.clearance``);
 - ``Core``: the verbs the engine calls (``core()`` is the real one);
 - ``physics_version()``: the core's version string, recorded in every game.
 """
@@ -24,7 +25,6 @@ class Geometry:
     disc_radius: float = 0.016
     circle_radius: float = 0.225
     red_radius: float = 0.016
-    nominal_base_distance: float = 0.024
     nominal_tilt: float = math.pi / 4
 
 
@@ -51,9 +51,7 @@ def geometry(params) -> Geometry:
     if params is None:
         return Geometry()
     a = params.radius
-    clear = a + params.thickness / math.tan(math.pi / 4) + 1e-3
-    return Geometry(disc_radius=a, circle_radius=params.circle_radius, red_radius=a,
-                    nominal_base_distance=clear + 0.3 * a)
+    return Geometry(disc_radius=a, circle_radius=params.circle_radius, red_radius=a)
 
 
 @dataclass(frozen=True)
