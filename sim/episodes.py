@@ -35,6 +35,7 @@ from sim.world import World
 
 NO_PATH_T = np.zeros(1)
 NO_PATH_P = np.zeros((1, 3))
+NO_IDS = np.zeros(0, np.int64)
 
 
 def leaner_pose(world: World, host: int, azimuth: float, base_distance: float, tilt: float):
@@ -165,7 +166,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
                       world.disc_partner, world.fref, world.P, world.rim, hand, hand_t,
                       spec.get("hand_p", NO_PATH_P), spec.get("push_r", 0.0),
                       spec.get("push_t", NO_PATH_T), spec.get("push_p", NO_PATH_P),
-                      max_steps, touched, maxdisp, in_hand)
+                      max_steps, touched, maxdisp, in_hand, _stop_red(world))
     status = STATUS_NAMES[code]
     action = spec.get("action", -1)
     if status in ("nan", "energy"):
@@ -175,6 +176,13 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     ep = _report(world, status, int(steps), action, before, initial, touched, maxdisp, in_hand)
     ep.body_steps = int(body_steps)
     return ep
+
+
+def _stop_red(world: World) -> np.ndarray:
+    """Ids of the red discs whose first touch ends the run (``World.stop_on_red_contact``)."""
+    if not world.stop_on_red_contact:
+        return NO_IDS
+    return np.nonzero(world.red & (world.live > 0))[0].astype(np.int64)
 
 
 def _report(world, status, steps, action, before, initial, touched, maxdisp, in_hand) -> Episode:

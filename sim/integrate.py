@@ -29,7 +29,10 @@ in the kicks with the velocity of the moment). Each step, at time t:
 6. the first half kick and the drift to t + dt.
 
 The run ends ``SETTLED`` when the hand is released, the pusher is done and
-every live dynamic body sleeps; ``BUDGET`` after ``max_steps``.
+every live dynamic body sleeps; ``BUDGET`` after ``max_steps``; ``RED`` at
+the first step where a body touches one of the ids in ``stop_red`` (the
+caller's rules end the game at that touch, so the rest is not simulated: in
+a crowded mid-game the chase after a red touch could run seconds and blow up).
 
 Shared stiffness: a contact (a body on the mat, or a pair of discs) has one
 stiffness K and the potential U = K/2 (sum_k d_k^p)^(2/p) over its
@@ -68,8 +71,8 @@ from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force_at, power_m
 from sim.forces import magnetic_movers, magnetic_on
 from sim.params import IDX
 
-SETTLED, BUDGET, NAN, ENERGY = 0, 1, 2, 3
-STATUS_NAMES = ("settled", "step_budget", "nan", "energy")
+SETTLED, BUDGET, NAN, ENERGY, RED = 0, 1, 2, 3, 4
+STATUS_NAMES = ("settled", "step_budget", "nan", "energy", "red_contact")
 
 _RADIUS, _THICK, _MASS = IDX["radius"], IDX["thickness"], IDX["mass"]
 _MR, _MT, _G = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["gravity"]
@@ -495,7 +498,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 @njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
-        max_steps, touched, maxdisp, in_hand):
+        max_steps, touched, maxdisp, in_hand, stop_red):
     """Simulate until settled or max_steps; returns (status, steps, body
     steps: the sum over steps of awake bodies, the episode's cost unit)."""
     n = pos.shape[0]
@@ -611,6 +614,11 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                            force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
                        cache, key, valid, scratch, act)
             wake_next[:] = 0
+        if stop_red.shape[0] > 0:          # the game ends at this touch (R14): stop here
+            for r in range(stop_red.shape[0]):
+                for j in range(n):
+                    if touched[stop_red[r], j]:
+                        return RED, step, body_steps
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
             for i in range(n):

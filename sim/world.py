@@ -31,6 +31,7 @@ _ARRAYS = ("pos", "quat", "vel", "omega", "live", "awake", "still", "red", "br",
 class World:
     def __init__(self, params: PhysicsParams):
         self.params = params
+        self.stop_on_red_contact = False     # episodes end at the first touch of a red disc
         self.P = params.pack()
         self.rim = rim_points(params.radius, params.thickness, params.rim_points, params.chamfer)
         npts = self.rim.shape[0]
@@ -105,6 +106,7 @@ class World:
     def copy(self) -> "World":
         other = World.__new__(World)
         other.params, other.P, other.rim = self.params, self.P, self.rim
+        other.stop_on_red_contact = self.stop_on_red_contact
         for name in _ARRAYS:
             setattr(other, name, getattr(self, name).copy())
         return other

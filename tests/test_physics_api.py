@@ -75,3 +75,18 @@ def test_api_nothing_raises_for_a_pose_inside_another_disc():
     host = w.add_flat(0.0, 0.0, 1)
     ep = place_leaner(w, Intent(host, 0.0, 0.005, 0.2, 1))
     assert ep.status in {"settled", "step_budget", "nan", "energy"}
+
+
+def test_episode_stops_at_the_first_red_touch_when_the_world_asks_for_it():
+    """A disc laid 36 mm from the red disc, showing the attracting colour, snaps onto it; with
+    ``stop_on_red_contact`` the run ends at that touch (the caller's rules end the game there)."""
+    def lay(stop: bool):
+        w = World.new()
+        w.add_flat(0.0, 0.0, 1, red=True)
+        w.stop_on_red_contact = stop
+        return lay_flat(w, 0.036, 0.0, -1)
+    full, stopped = lay(False), lay(True)
+    assert full.status == "settled" and full.red_contacts == [full.action]
+    assert stopped.status == "red_contact" and stopped.red_contacts == [stopped.action]
+    assert stopped.steps < full.steps
+    assert World.new().copy().stop_on_red_contact is False

@@ -186,3 +186,12 @@ def test_r19_unsettled_freeze_on_the_real_core_stops_moving_bodies_where_they_ar
     w = game.world
     assert not w.awake[w.live > 0].any() and not w.vel[w.live > 0].any() and not w.omega[w.live > 0].any()
     assert row["outcome"] in ("placed", "fault") and game.table.stacks[0] == 9  # resolved as a turn
+
+
+@pytest.mark.parametrize("sudden_death", [True, False])
+def test_r14_the_core_stops_at_a_red_touch_only_when_it_ends_the_game(sudden_death):
+    from rules.polarity.engine import Game
+
+    spec = GameSpec(0, 5, "standard", PolarityRules(red_sudden_death=sudden_death),
+                    tuple(StrategySpec.parse(s) for s in ("cautious", "cautious")))
+    assert Game(spec).world.stop_on_red_contact is sudden_death

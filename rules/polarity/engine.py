@@ -99,6 +99,8 @@ class Game:
         self.params = self.sim.params(self.rules)
         self.geo = geometry(self.params)
         self.world = self.sim.World.new(self.params)
+        # R14 ends the game at the touch: the core stops there instead of chasing the aftermath
+        self.world.stop_on_red_contact = bool(self.rules.red_sudden_death)
         self.table = Table(stacks=[self.rules.stack_size] * 2)
         self.players, self.pparams = [], []
         for seat_spec in spec.seats:
@@ -161,7 +163,7 @@ class Game:
         self.sim_time += ep.sim_time
         if ep.status in ("nan", "energy"):
             raise PhysicsError(f"physics reported {ep.status} after {ep.steps} steps")
-        if ep.status != "settled":
+        if ep.status not in ("settled", "red_contact"):
             if take_back or self.rules.unsettled == "end_game":
                 raise GameOver("step_budget")
             self.freeze()
@@ -189,7 +191,7 @@ class Game:
             az, dist, tilt = noisy_place(place, (host.x, host.y), rng, p)
             contacts = pairs(world.contacts())
             ep = self.sim.place_leaner(world, self.sim.Intent(place.host, az, dist, tilt, colour(seat)))
-            if ep.status != "settled":
+            if ep.status not in ("settled", "red_contact"):
                 return None
             return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
                            self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action)
