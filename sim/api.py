@@ -50,6 +50,9 @@ Refinements of the first draft (all names of the draft still work):
   speed above ``params.max_speed``, or a centre below the mat): the world is
   restored to its state before the episode, ``final`` describes that state,
   no events are reported. Nothing raises.
+- ``World.stop_on_red_contact`` (default False): episodes end with status
+  ``red_contact`` at the first step a body touches a red disc, events and
+  final state as of that step (for rules where that touch ends the game).
 - ``new_contacts``: disc pairs (i < j) that touched at any instant and did
   not touch when the action began (the held disc counts; a new tower's own
   discs touching each other do not).
