@@ -24,9 +24,15 @@ in the kicks with the velocity of the moment). Each step, at time t:
    magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every``
    steps a sleeper within ``wake_radius`` of an awake body is woken if its
    magnetic force or torque changed by more than ``wake_force x m g`` (x
-   radius for torques); further out one disc changes a force by less than
-   that (a pair force at 0.1 m is ~3 mN);
+   radius for torques) and, lying flat, friction no longer holds it
+   (``flat_holds``); further out one disc changes a force by less than that
+   (a pair force at 0.1 m is ~3 mN);
 6. the first half kick and the drift to t + dt.
+
+Coasting (``coast``): while only the held disc is awake, nothing lies within
+contact reach of its path and no wake check is due, a step changes nothing
+but the held disc's pose, so it is skipped (bit-identical; tested on every
+golden scene).
 
 The run ends ``SETTLED`` when the hand is released, the pusher is done and
 every live dynamic body sleeps; ``BUDGET`` after ``max_steps``; ``RED`` at
