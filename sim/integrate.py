@@ -62,11 +62,11 @@ distance test of contacts; the cache test of magnetic pairs, inlined with
 ``inline="always"``) happens before any call: with 35 sleeping discs in the
 world, a lone placement went from 17.7 to 5.8 us a step. Pair loops visit a
 sleeper only against the awake bodies after it (``act``), in the order i < j,
-so sums stay bit-reproducible. A leaner placed on a clear host in a 37-disc
-mid-game: ~4 900 steps, ~10 500 body steps, ~55 ms (lone host: 2 533 steps,
-~7 ms); about half of the mid-game cost is the hand phase, where the wake
-check re-evaluates the moving held disc against every sleeper within
-``wake_radius`` and wakes the host, which then stays awake.
+so sums stay bit-reproducible. Physics 0.3.1 (bench_physics.py, quiet): a
+leaner on the clearest host of a 37-disc mid-game, 2 532 steps, 4 933 body
+steps, ~20 ms; lone host 2 533 steps, ~4.5 ms. Most of the mid-game rest is
+the hand phase, where the wake check re-evaluates the moving held disc
+against every sleeper within ``wake_radius``.
 """
 
 import numpy as np
@@ -414,12 +414,15 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
         omega[hand, :] = 0.0
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def _dist2(pos, i, j):
+    return (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
+
+
 @njit(cache=True, fastmath=False)
 def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, hit, P,
-                  kin, force, torque, depth, normals, scratch, cur, touched, wake_next, reach):
-    d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-    if d2 > reach * reach:
-        return
+                  kin, force, torque, depth, normals, scratch, cur, touched, wake_next):
+    """Contacts of discs i and j (the caller checked they are within reach)."""
     if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
                      hit, P, i != kin, j != kin, force, torque, depth, normals, scratch):
         cur[i, j] = 1
@@ -476,17 +479,17 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             continue
         if awake[i]:
             for j in range(i + 1, n):
-                if live[j] and (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2 <= reach * reach:
+                if live[j] and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, hit, P, kin, force, torque, depth, normals,
-                                  scratch, cur, touched, wake_next, reach)
+                                  scratch, cur, touched, wake_next)
         else:
             for k in range(m):
                 j = act[k]
-                if j > i and (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2 <= reach * reach:
+                if j > i and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, hit, P, kin, force, torque, depth, normals,
-                                  scratch, cur, touched, wake_next, reach)
+                                  scratch, cur, touched, wake_next)
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
@@ -678,8 +681,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 close = False
                 for k in range(m):
                     j = act[k]
-                    d2 = (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
-                    if d2 < wake_r * wake_r:
+                    if _dist2(pos, i, j) < wake_r * wake_r:
                         close = True
                         break
                 if not close:
@@ -703,8 +705,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     if awake[i]:
                         alone = False
                         break
-                    d2 = (pos[i, 0] - pos[hand, 0]) ** 2 + (pos[i, 1] - pos[hand, 1]) ** 2 + (pos[i, 2] - pos[hand, 2]) ** 2
-                    clear2 = min(clear2, d2)
+                    clear2 = min(clear2, _dist2(pos, i, hand))
             if alone and clear2 > reach * reach:
                 coast_until = t + (np.sqrt(clear2) - reach) / hand_speed
         if not held and not pushing:
