@@ -27,7 +27,7 @@ import numpy as np
 
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
-from sim.balance import nominal_intent  # noqa: F401  (re-exported: sim.api)
+from sim.balance import nominal_intent, world_axes  # noqa: F401  (nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.state import FLAT_TILT, classify, pairs_of
@@ -145,7 +145,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     snapshot = world.copy()
     before = {b.id: b for b in classify(world)}
     if refresh:
-        axis = _axes(world)
+        axis = world_axes(world)
         refresh_refs(world.pos, axis, world.br, world.live, world.awake, p.magnet_radius,
                      p.magnet_thickness, p.far_cutoff, world.fref)
     spec = setup(world)
@@ -218,7 +218,3 @@ def _in_hand_info(world, i) -> BodyInfo:
     return BodyInfo(int(i), bool(world.red[i]), x, y, z, 1 if n[2] >= 0 else -1,
                     float(np.arccos(min(1.0, abs(n[2])))), BodyState.IN_HAND, -1, -1,
                     int(world.owner[i]))
-
-
-def _axes(world: World) -> np.ndarray:
-    return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))
