@@ -17,6 +17,16 @@ common case in a game), on a crowded host that already carries a leaner
 close); magnetic pair evaluations per second
 by distance; and the wall time from a fresh process to its first finished
 episode (compile cache warm: run once before measuring).
+
+``game_placements``: the placements a real game makes, the honest "typical"
+(one built scene can land on a lucky or an unlucky host: after physics
+0.4.0 rebuilt ``midgame_world`` differently, its clearest host's leaner rolled
+off into a cascade). Plays ``--game-seed`` standard game(s) of cautious vs
+aggressive (rules.polarity), records the world before each ``place_leaner``
+with its intent, then replays each once and reports CPU ms per placement
+(median, mean, 90th percentile), body steps, and the share of all placement
+CPU spent in the costliest 5 % (cascades: several discs awake for seconds).
+``--skip-game`` leaves it out (it takes a game's time twice, ~30 s).
 """
 
 from __future__ import annotations
@@ -104,6 +114,42 @@ def clear_host(world):
     return host, free_azimuth(world, host)
 
 
+def game_placements(seeds=(11,)) -> dict:
+    """CPU cost of every leaner placement of seeded standard games, replayed."""
+    import sim.api as api
+    from rules.base import GameSpec, StrategySpec
+    from rules.polarity import GAME
+    from rules.polarity.records import play_batch
+    from rules.seeds import game_seed
+
+    recorded, place = [], api.place_leaner
+
+    def recording(world, intent, *args, **kwargs):
+        recorded.append((world.copy(), intent, args, kwargs))
+        return place(world, intent, *args, **kwargs)
+
+    api.place_leaner = recording
+    try:
+        pair = (StrategySpec.parse("cautious"), StrategySpec.parse("aggressive"))
+        play_batch([GameSpec(k, game_seed(s, 0), "standard", GAME.variant("standard"), pair)
+                    for k, s in enumerate(seeds)])
+    finally:
+        api.place_leaner = place
+    cpu, body = [], []
+    for world, intent, args, kwargs in recorded:
+        c = time.process_time()
+        ep = place(world, intent, *args, **kwargs)
+        cpu.append(time.process_time() - c)
+        body.append(ep.body_steps)
+    cpu_ms = np.array(cpu) * 1e3
+    top = np.sort(cpu_ms)[::-1][: max(1, len(cpu_ms) // 20)]
+    return {"game_seeds": list(seeds), "placements": len(cpu_ms),
+            "cpu_ms_median": round(float(np.median(cpu_ms)), 1), "cpu_ms_mean": round(float(cpu_ms.mean()), 1),
+            "cpu_ms_p90": round(float(np.percentile(cpu_ms, 90)), 1),
+            "body_steps_median": int(np.median(body)), "body_steps_mean": int(np.mean(body)),
+            "top_5pct_share_of_cpu": round(float(top.sum() / cpu_ms.sum()), 2)}
+
+
 def first_episode_seconds():
     subprocess.run([sys.executable, "-c", FIRST_EPISODE], check=True, capture_output=True)
     t = time.perf_counter()
@@ -113,7 +159,7 @@ def first_episode_seconds():
             "status": out[1]}
 
 
-def measure(repeat: int = 3) -> dict:
+def measure(repeat: int = 3, game_seeds=(11,)) -> dict:
     world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2))
     host = 24                                                # a single foundation, room around
     assert world.live[host]
@@ -135,14 +181,18 @@ def measure(repeat: int = 3) -> dict:
         "pair_evals_per_s": {f"{d * 1e3:.0f} mm": round(pair_rate(d)) for d in
                              (0.031, 0.040, 0.060, 0.120)},
         "first_episode_fresh_process": first_episode_seconds(),
+        "game_placements": game_placements(game_seeds) if game_seeds else None,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--game-seed", type=int, action="append", help="seed of a recorded game (repeatable; default 11)")
+    parser.add_argument("--skip-game", action="store_true", help="leave out the placements of a real game")
     args = parser.parse_args()
-    print(json.dumps(measure(args.repeat), indent=2))
+    seeds = () if args.skip_game else tuple(args.game_seed or (11,))
+    print(json.dumps(measure(args.repeat, seeds), indent=2))
 
 
 if __name__ == "__main__":
