@@ -21,6 +21,10 @@ results.
 first shard, so start-up is measured apart from games. ``ShardSummary``
 carries wall and CPU seconds inside the play call and for the whole task,
 and the Parquet writing time.
+
+Each table is written with the (encoding, codec) per column of
+``parquet_layout``: the game's ``PARQUET_LAYOUT`` (Polar's turns) and
+``GAMES_LAYOUT``; storage's default (dictionary + LZ4) for the rest.
 """
 
 from __future__ import annotations
@@ -106,11 +110,24 @@ def play(game_def: GameDef, specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
 _STRING_DICT = pa.dictionary(pa.int8(), pa.string())
 
 
+# (encoding, codec) of the games columns every game has whose values are
+# unique (index, seed index, seed): on a 5,000-game shard delta-packed
+# indices take ~0.2 kB (dictionary: 28 kB) and encode 3x faster; random
+# 64-bit seeds gain nothing from a dictionary
+GAMES_LAYOUT = {
+    "game_index": ("DELTA_BINARY_PACKED", "lz4"),
+    "seed_index": ("DELTA_BINARY_PACKED", "lz4"),
+    "game_seed": ("PLAIN", "lz4"),
+}
+
+
 def parquet_layout(game_def: GameDef, table: str) -> dict:
-    """The (encoding, codec) per column the game asks for ``table`` (its
-    ``play_batch`` module's ``PARQUET_LAYOUT``; none: storage's default)."""
+    """The (encoding, codec) per column of ``table``: the game's own choice
+    (its ``play_batch`` module's ``PARQUET_LAYOUT``), and for ``games`` the
+    ``GAMES_LAYOUT``; other columns: storage's default."""
     layouts = getattr(sys.modules.get(game_def.play_batch.__module__), "PARQUET_LAYOUT", {})
-    return layouts.get(table, {})
+    base = GAMES_LAYOUT if table == "games" else {}
+    return {**base, **layouts.get(table, {})}
 
 
 def _constant(value: str, n: int) -> pa.Array:
