@@ -27,12 +27,14 @@ app = typer.Typer(
 out_console = Console()
 err_console = Console(stderr=True)
 
-DEFAULT_GAME = "polar"
+DEFAULT_GAME = "polarity"
 
 GameOpt = Annotated[str, typer.Option("--game", "-g", help="Game to play (see `polsim variants`).")]
 VariantOpt = Annotated[Optional[str], typer.Option("--variant", "-v", help="Named variant; default: the game's standard.")]
 SetOpt = Annotated[list[str], typer.Option("--set", help="Override a knob: key=value (repeatable).")]
 GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Games to play (per cell).")]
+MaybeGamesOpt = Annotated[Optional[int], typer.Option(
+    "--games", "-n", help="Games to play (per cell); default: the game's (polarity 24, polar 1000).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed; game i's seed derives from (seed, i).")]
 OutOpt = Annotated[str, typer.Option("--out", "-o", help="Folder or URI (s3://bucket/prefix) that holds runs.")]
 WorkersOpt = Annotated[
@@ -98,12 +100,22 @@ def split_strategies(text: str) -> list[str]:
     return [s for s in (p.strip() for p in text.split(",")) if s]
 
 
+def game_defaults(game: str, strategies: Optional[str], games: Optional[int]) -> tuple[list[str], int]:
+    """The strategies and game count to play: as given, else the game's defaults."""
+    game_def = get_game(game)
+    return (split_strategies(strategies or game_def.default_strategies),
+            game_def.default_games if games is None else games)
+
+
 @app.command()
 def simulate(
     game: GameOpt = DEFAULT_GAME,
     variant: VariantOpt = None,
-    strategies: Annotated[str, typer.Option("--strategies", "-s", help="Two strategies A,B; each plays each seat in half the games.")] = "random,random",
-    games: GamesOpt = 1000,
+    strategies: Annotated[Optional[str], typer.Option(
+        "--strategies", "-s",
+        help="Two strategies A,B; each plays each seat in half the games. Default: the game's "
+             "(polarity cautious,aggressive; polar random,random).")] = None,
+    games: MaybeGamesOpt = None,
     seed: SeedOpt = 0,
     out: OutOpt = "runs",
     sets: SetOpt = [],
@@ -121,7 +133,8 @@ def simulate(
     """
     try:
         check_execution(shard_size, workers)
-        exp = build_experiment(game, variant, split_strategies(strategies), sets, games, seed, shard_size)
+        matchup, games = game_defaults(game, strategies, games)
+        exp = build_experiment(game, variant, matchup, sets, games, seed, shard_size)
         result = run_with_progress(exp, out, quiet, run_id=run_id, resume=resume, overwrite=overwrite,
                                    workers=workers, address=address)
     except UsageError as exc:

@@ -134,6 +134,8 @@ class GameDef:
     default_variant: str = "standard"
     trace: Callable[[GameSpec], list[dict]] | None = None  # positions after each turn, for replays
     shard_size: int = 10  # games per Ray task: enough for a task to run for seconds
+    default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
+    default_games: int = 1000  # ... and how many games, when --games is not given
 
     def strategy(self, spec: StrategySpec) -> StrategyDef:
         try:

@@ -7,6 +7,19 @@ pressing ``depth`` metres into a surface with outward unit ``normal``:
 - disc: a cylinder (centre c, axis n, radius a, half thickness hh);
   ``cylinder_sdf`` gives the signed distance and outward normal.
 
+Entered feature (``cylinder_sdf_entered``): a point inside a disc is pushed
+out through the surface it came in by (side, +face or -face: ``SIDE``,
+``FACE_UP``, ``FACE_DOWN``), remembered per rim point while it stays in the
+same disc (``disc_feature``), not through the nearest one. The nearest
+surface flips as soon as the point passes a medial surface, and a penalty
+contact then pulls the point on through: a face-edge point of a stacked
+disc sits 0.8 mm inside the rim (the chamfer), so a tower pair pressed
+0.8 mm together was pushed sideways by its points, symmetrically, i.e. not
+apart, and the magnets pulled the discs into each other; flat discs pressed
+side by side past half their thickness were pushed up instead of apart.
+Merged discs (centres < 3 mm apart, seen after toppling towers) spun
+without ever sleeping and were flung off the mat (physics < 0.4.0).
+
 ``point_force`` turns (depth, normal, relative velocity of the point, the
 point's tangential spring ``spring[3]``) into the force on the point's body:
 normal ``k depth - c v_n`` (never pulling), tangential ``-k_t s - c_t v_t``
@@ -48,6 +61,36 @@ def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
         return dr
     normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
     return dz
+
+
+NO_FEATURE, SIDE, FACE_UP, FACE_DOWN = -1, 0, 1, 2
+
+
+@njit(cache=True, fastmath=False)
+def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
+    """(signed distance, feature) of the point at offset (d0, d1, d2) from the
+    centre. Outside: as ``cylinder_sdf_xyz``, feature ``NO_FEATURE``. Inside:
+    through the ``known`` feature when there is one (its depth may exceed the
+    nearest surface's), else the nearest surface, whose feature is returned."""
+    zl = d0 * n[0] + d1 * n[1] + d2 * n[2]
+    r0, r1, r2 = d0 - zl * n[0], d1 - zl * n[1], d2 - zl * n[2]
+    r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    dr = r - a
+    dz = abs(zl) - hh
+    if dr > 0 or dz > 0:
+        return cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out), NO_FEATURE
+    feat = known
+    if feat == NO_FEATURE:
+        feat = SIDE if dr > dz else (FACE_UP if zl >= 0 else FACE_DOWN)
+    if feat == SIDE:
+        if r > 1e-12:
+            normal_out[0], normal_out[1], normal_out[2] = r0 / r, r1 / r, r2 / r
+        else:
+            normal_out[0], normal_out[1], normal_out[2] = 0.0, 0.0, 0.0
+        return dr, SIDE
+    sz = 1.0 if feat == FACE_UP else -1.0
+    normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
+    return sz * zl - hh, feat
 
 
 @njit(cache=True, fastmath=False)

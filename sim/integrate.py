@@ -19,8 +19,10 @@ in the kicks with the velocity of the moment). Each step, at time t:
 4. checks and events: NaN, a speed above ``max_speed`` or a centre below the
    mat ends the run; ``touched [n, n]`` collects every disc-disc contact at
    any instant, ``maxdisp [n]`` the largest horizontal displacement;
-5. sleeping: an island of touching awake bodies that have all been still
-   for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
+5. sleeping: a body is still while below both sleep speeds or while its
+   pose stays within ``rest_ball`` of where it was (``in_rest_ball``:
+   contacts at rest jitter); an island of touching awake bodies that have
+   all been still for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
    magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every``
    steps a sleeper within ``wake_radius`` of an awake body is woken if its
    magnetic force or torque changed by more than ``wake_force x m g`` (x
@@ -73,7 +75,7 @@ import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import cylinder_sdf, cylinder_sdf_xyz, point_force_at, power_m2
+from sim.contacts import NO_FEATURE, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
 from sim.forces import magnetic_movers, magnetic_on
 from sim.params import IDX
 
@@ -94,6 +96,7 @@ _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _HOLD_M, _COAST = IDX["hold_margin"], IDX["coast"]
+_BALL = IDX["rest_ball"]
 
 
 @njit(cache=True, fastmath=False)
@@ -186,8 +189,8 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
 
 
 @njit(cache=True, fastmath=False)
-def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hit,
-                  P, dyn_i, dyn_j, force, torque, depth, normals, scratch):
+def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, disc_feature, hit,
+                  P, dyn_i, dyn_j, force, torque, depth, normals, feats, scratch):
     """Disc i against disc j: i's rim points inside j and j's inside i, one
     contact of stiffness K_disc (shared, see the module docstring). Force on the
     point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
@@ -207,13 +210,17 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             if hit[b, k]:
                 continue
             d0, d1, d2 = wp[b, k, 0] - pos[o, 0], wp[b, k, 1] - pos[o, 1], wp[b, k, 2] - pos[o, 2]
-            if d0 ** 2 + d1 ** 2 + d2 ** 2 > bound2:
-                continue
-            d = cylinder_sdf_xyz(d0, d1, d2, axis_o, a, hh, nrm)
+            d = 1.0
+            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2:
+                known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
+                d, feat = cylinder_sdf_entered(d0, d1, d2, axis_o, a, hh, known, nrm)
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
+                feats[side * npts + k] = feat
                 total = max(total, -d)
+            elif disc_partner[b, k] == o:     # left o (also a sleeper's point): forget it
+                disc_partner[b, k] = -1
     if total <= 0.0:
         return False
     pw = P[_PNORM]
@@ -246,12 +253,13 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, hi
             if disc_partner[b, k] != o:
                 disc_partner[b, k] = o
                 disc_spring[b, k, :] = 0.0
+            q = side * npts + k
+            disc_feature[b, k] = feats[q]
             p0, p1, p2 = wp[b, k, 0], wp[b, k, 1], wp[b, k, 2]
             point_velocity(vel, omega, pos, b, p0, p1, p2, vb)
             point_velocity(vel, omega, pos, o, p0, p1, p2, vo)
             for c in range(3):
                 vrel[c] = vb[c] - vo[c]
-            q = side * npts + k
             point_force_at(d, normals[q, 0], normals[q, 1], normals[q, 2], vrel, disc_spring, b, k,
                            ks, cn * w, kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
             if dyn_b:
@@ -342,6 +350,30 @@ def flat_holds(i, axis, f6, P):
 
 
 @njit(cache=True, fastmath=False)
+def in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, ball):
+    """True while body i has stayed within ``ball`` of its anchor pose (centre
+    shift plus the rim's shift a x rotation angle, spin included); else the
+    anchor moves to the current pose and False. Penalty contacts leave bodies
+    at rest jittering at a few mm/s over a fixed pose, above the speed
+    thresholds (a chain of 14 discs on edge kept awake for seconds): the pose,
+    not the velocity, says they are at rest. ``ball`` 0: off."""
+    if ball <= 0.0:
+        return False
+    dp = np.sqrt((pos[i, 0] - anchor_pos[i, 0]) ** 2 + (pos[i, 1] - anchor_pos[i, 1]) ** 2
+                 + (pos[i, 2] - anchor_pos[i, 2]) ** 2)
+    dot = abs(quat[i, 0] * anchor_quat[i, 0] + quat[i, 1] * anchor_quat[i, 1]
+              + quat[i, 2] * anchor_quat[i, 2] + quat[i, 3] * anchor_quat[i, 3])
+    turn = 2.0 * np.arccos(min(1.0, dot))
+    if dp + a * turn <= ball:
+        return True
+    for c in range(3):
+        anchor_pos[i, c] = pos[i, c]
+    for c in range(4):
+        anchor_quat[i, c] = quat[i, c]
+    return False
+
+
+@njit(cache=True, fastmath=False)
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -420,11 +452,12 @@ def _dist2(pos, i, j):
 
 
 @njit(cache=True, fastmath=False)
-def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, hit, P,
-                  kin, force, torque, depth, normals, scratch, cur, touched, wake_next):
+def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, disc_feature,
+                  hit, P, kin, force, torque, depth, normals, feats, scratch, cur, touched,
+                  wake_next):
     """Contacts of discs i and j (the caller checked they are within reach)."""
-    if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner,
-                     hit, P, i != kin, j != kin, force, torque, depth, normals, scratch):
+    if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, disc_feature,
+                     hit, P, i != kin, j != kin, force, torque, depth, normals, feats, scratch):
         cur[i, j] = 1
         cur[j, i] = 1
         touched[i, j] = 1
@@ -437,9 +470,9 @@ def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_part
 
 @njit(cache=True, fastmath=False)
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                   disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp, force,
-                   torque, cur, on_mat, wake_next, hit, depth, normals, touched, cache, key,
-                   valid, scratch, act):
+                   disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot, axis,
+                   wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
+                   touched, cache, key, valid, scratch, act):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1."""
     n = pos.shape[0]
@@ -481,15 +514,15 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             for j in range(i + 1, n):
                 if live[j] and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
-                                  disc_partner, hit, P, kin, force, torque, depth, normals,
-                                  scratch, cur, touched, wake_next)
+                                  disc_partner, disc_feature, hit, P, kin, force, torque, depth,
+                                  normals, feats, scratch, cur, touched, wake_next)
         else:
             for k in range(m):
                 j = act[k]
                 if j > i and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
-                                  disc_partner, hit, P, kin, force, torque, depth, normals,
-                                  scratch, cur, touched, wake_next)
+                                  disc_partner, disc_feature, hit, P, kin, force, torque, depth,
+                                  normals, feats, scratch, cur, touched, wake_next)
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
@@ -506,7 +539,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 
 @njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
-        disc_partner, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
+        disc_partner, disc_feature, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand, stop_red):
     """Simulate until settled or max_steps; returns (status, steps, body
     steps: the sum over steps of awake bodies, the episode's cost unit)."""
@@ -528,6 +561,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     hit = np.zeros((n, npts), np.bool_)
     depth = np.zeros(2 * npts)
     normals = np.zeros((2 * npts, 3))
+    feats = np.zeros(2 * npts, np.int8)
     island = np.zeros(n, np.int64)
     fresh = np.zeros(n, np.uint8)
     scratch = np.zeros((8, 3))
@@ -538,6 +572,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     key = np.zeros((n, n, 9))
     valid = np.zeros((n, n), np.uint8)
     pos0 = pos.copy()
+    anchor_pos = pos.copy()
+    anchor_quat = quat.copy()
     out6 = np.zeros(6)
     hp = np.zeros(3)
     hv = np.zeros(3)
@@ -607,9 +643,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             continue
         # 2. forces at t (again if they woke someone: a sleeper had none)
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                       disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
-                       force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch, act)
+                       disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot,
+                       axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
+                       feats, touched, cache, key, valid, scratch, act)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -619,9 +655,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 woke = True
         if woke:
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                           disc_partner, P, rim, kin, pushing, sp, sv, push_r, rot, axis, wp,
-                           force, torque, cur, on_mat, wake_next, hit, depth, normals, touched,
-                       cache, key, valid, scratch, act)
+                           disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot,
+                           axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
+                           feats, touched, cache, key, valid, scratch, act)
             wake_next[:] = 0
         if stop_red.shape[0] > 0:          # the game ends at this touch (R14): stop here
             for r in range(stop_red.shape[0]):
@@ -656,7 +692,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 continue
             v2 = vel[i, 0] ** 2 + vel[i, 1] ** 2 + vel[i, 2] ** 2
             w2 = omega[i, 0] ** 2 + omega[i, 1] ** 2 + omega[i, 2] ** 2
-            if P[_SLEEP] > 0 and v2 < P[_VS] ** 2 and w2 < P[_WS] ** 2:
+            slow = v2 < P[_VS] ** 2 and w2 < P[_WS] ** 2
+            if P[_SLEEP] > 0 and (in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, P[_BALL])
+                                  or slow):
                 still[i] += dt
             else:
                 still[i] = 0.0

@@ -100,7 +100,8 @@ class PhysicsParams(BaseModel):
     dt: float = Field(1e-4, description="fixed step, s")
     sleep_speed: float = Field(0.003, description="m/s")
     sleep_spin: float = Field(0.3, description="rad/s")
-    sleep_time: float = Field(0.08, description="s below both thresholds to sleep")
+    sleep_time: float = Field(0.08, description="s below both thresholds (or within rest_ball) to sleep")
+    rest_ball: float = Field(1e-4, description="a body whose pose stays this close (m, rim shift) to where it was counts as still (0: off)")
     sleep: bool = Field(True, description="False: nobody ever sleeps")
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
     wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
@@ -135,6 +136,6 @@ PACKED = [
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
-    "reuse_far", "reuse_rel", "hold_margin", "coast",
+    "reuse_far", "reuse_rel", "hold_margin", "coast", "rest_ball",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

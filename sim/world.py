@@ -7,6 +7,7 @@ row with ``live = 0``):
     live [n] uint8 (on the mat), awake [n] uint8, still [n] s below sleep speeds
     red [n] bool, br [n] T (remanence), owner [n] int (caller's tag)
     mat_spring, disc_spring [n, 3N, 3], disc_partner [n, 3N]  friction state
+    disc_feature [n, 3N] int8  surface each point entered its partner by (sim.contacts)
     fref [n, 6]  magnetic force and torque when the body fell asleep
 
 Towers are separate bodies stacked face to face (their fields add, so a
@@ -25,7 +26,7 @@ from sim.params import PhysicsParams
 from sim.state import TOUCH_TOL, classify, pairs_of, touching_matrix
 
 _ARRAYS = ("pos", "quat", "vel", "omega", "live", "awake", "still", "red", "br",
-           "owner", "mat_spring", "disc_spring", "disc_partner", "fref")
+           "owner", "mat_spring", "disc_spring", "disc_partner", "disc_feature", "fref")
 
 
 class World:
@@ -48,6 +49,7 @@ class World:
         self.mat_spring = np.zeros((0, npts, 3))
         self.disc_spring = np.zeros((0, npts, 3))
         self.disc_partner = np.zeros((0, npts), np.int64)
+        self.disc_feature = np.zeros((0, npts), np.int8)
         self.fref = np.zeros((0, 6))
 
     @classmethod
@@ -72,6 +74,7 @@ class World:
         self.mat_spring = np.concatenate([self.mat_spring, np.zeros((1, npts, 3))])
         self.disc_spring = np.concatenate([self.disc_spring, np.zeros((1, npts, 3))])
         self.disc_partner = np.concatenate([self.disc_partner, -np.ones((1, npts), np.int64)])
+        self.disc_feature = np.concatenate([self.disc_feature, -np.ones((1, npts), np.int8)])
         self.fref = np.vstack([self.fref, np.zeros((1, 6))])
         return i
 
@@ -102,6 +105,7 @@ class World:
         self.mat_spring[i] = 0.0
         self.disc_spring[i] = 0.0
         self.disc_partner[i] = -1
+        self.disc_feature[i] = -1
 
     def copy(self) -> "World":
         other = World.__new__(World)

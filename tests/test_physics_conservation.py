@@ -55,8 +55,9 @@ def test_newton_third_law_contact_forces_balance_to_rounding():
     force, torque = np.zeros((n, 3)), np.zeros((n, 3))
     hit = np.zeros((n, npts), np.bool_)
     touching = pair_contacts(a, b, w.pos, w.vel, w.omega, axis, wp, w.disc_spring,
-                             w.disc_partner, hit, w.P, True, True, force, torque,
-                             np.zeros(2 * npts), np.zeros((2 * npts, 3)), np.zeros((8, 3)))
+                             w.disc_partner, w.disc_feature, hit, w.P, True, True, force, torque,
+                             np.zeros(2 * npts), np.zeros((2 * npts, 3)), np.zeros(2 * npts, np.int8),
+                             np.zeros((8, 3)))
     assert touching and np.abs(force).max() > 1e-3
     assert np.abs(force.sum(axis=0)).max() < 1e-12
     assert np.abs((torque + np.cross(w.pos, force)).sum(axis=0)).max() < 1e-14

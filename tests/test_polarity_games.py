@@ -195,3 +195,19 @@ def test_r14_the_core_stops_at_a_red_touch_only_when_it_ends_the_game(sudden_dea
     spec = GameSpec(0, 5, "standard", PolarityRules(red_sudden_death=sudden_death),
                     tuple(StrategySpec.parse(s) for s in ("cautious", "cautious")))
     assert Game(spec).world.stop_on_red_contact is sudden_death
+
+
+def test_simulate_defaults_to_polarity_with_its_default_matchup(tmp_path):
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from pipelines.cli import app
+
+    res = CliRunner().invoke(app, ["simulate", "--games", "2", "--set", "stack_size=4", "--set", "foundations=2",
+                                   "--out", str(tmp_path), "--workers", "0", "--quiet"])
+    assert res.exit_code == 0, res.output
+    games = [g for f in tmp_path.rglob("shard-*.parquet") if f.parent.name == "games" for g in pq.read_table(f).to_pylist()]
+    assert {g["game"] for g in games} == {"polarity"}
+    assert {(g["strategy_0"].split(":")[0], g["strategy_1"].split(":")[0]) for g in games} == {
+        ("cautious", "aggressive"), ("aggressive", "cautious")}
+    assert GAME.default_games > 0 and GAME.shard_size < 10

@@ -1,7 +1,7 @@
 """``polsim sweep``: run every combination of knob values on the same seeds
 as one run, then print a balance table per cell and name the most balanced."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -42,8 +42,9 @@ def register(app: typer.Typer) -> None:
         game: cli.GameOpt = cli.DEFAULT_GAME,
         variant: cli.VariantOpt = None,
         sets: cli.SetOpt = [],
-        strategies: Annotated[str, typer.Option("--strategies", "-s", help="Two strategies A,B (each plays each seat in half the games).")] = "random,random",
-        games: cli.GamesOpt = 1000,
+        strategies: Annotated[Optional[str], typer.Option(
+            "--strategies", "-s", help="Two strategies A,B (each plays each seat in half the games); default: the game's.")] = None,
+        games: cli.MaybeGamesOpt = None,
         seed: cli.SeedOpt = 0,
         out: cli.OutOpt = "runs",
         run_id: cli.RunIdOpt = None,
@@ -63,7 +64,8 @@ def register(app: typer.Typer) -> None:
 
         try:
             cli.check_execution(shard_size, workers)
-            exp = sweep_experiment(game, variant, cli.split_strategies(strategies), sets, games, seed, shard_size)
+            matchup, games = cli.game_defaults(game, strategies, games)
+            exp = sweep_experiment(game, variant, matchup, sets, games, seed, shard_size)
             result = cli.run_with_progress(exp, out, quiet, "sweep", run_id=run_id, resume=resume,
                                            overwrite=overwrite, workers=workers, address=address)
             report = sweep_report(result.uri)

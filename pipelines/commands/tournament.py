@@ -1,7 +1,7 @@
 """``polsim tournament``: a round robin among named strategies, both seats,
 the same seeds for every pairing; cross-table and Elo-scale ratings."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -46,7 +46,8 @@ def register(app: typer.Typer) -> None:
         game: cli.GameOpt = cli.DEFAULT_GAME,
         variant: cli.VariantOpt = None,
         sets: cli.SetOpt = [],
-        games: Annotated[int, typer.Option("--games", "-n", help="Games per pairing (each strategy plays each seat in half).")] = 1000,
+        games: Annotated[Optional[int], typer.Option(
+            "--games", "-n", help="Games per pairing (each strategy plays each seat in half); default: the game's.")] = None,
         seed: cli.SeedOpt = 0,
         out: cli.OutOpt = "runs",
         run_id: cli.RunIdOpt = None,
@@ -66,6 +67,7 @@ def register(app: typer.Typer) -> None:
 
         try:
             cli.check_execution(shard_size, workers)
+            _, games = cli.game_defaults(game, strategies, games)
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
                                         games, seed, shard_size)
             result = cli.run_with_progress(exp, out, quiet, "tournament", run_id=run_id, resume=resume,

@@ -31,5 +31,8 @@ GAME = register_game(
         physics_version=physics_version,
         default_variant="standard",
         trace=trace,
+        shard_size=2,  # a standard game costs seconds to a minute of CPU: small tasks balance the workers
+        default_strategies="cautious,aggressive",
+        default_games=24,  # ~16 CPU s a game (physics 0.4.0): a couple of minutes on two cores
     )
 )

@@ -1,0 +1,91 @@
+"""Discs never pass into each other, and bodies at rest fall asleep.
+
+Contacts push a point out through the surface it entered by (sim.contacts,
+``cylinder_sdf_entered``); a body whose pose stays put sleeps even while its
+contacts jitter (sim.integrate, ``in_rest_ball``).
+"""
+
+import numpy as np
+
+from sim.api import PhysicsParams, World, settle
+from sim.contacts import FACE_DOWN, FACE_UP, NO_FEATURE, SIDE, cylinder_sdf_entered
+from sim.integrate import in_rest_ball
+
+A, HH = 0.015, 0.003
+
+
+def test_point_deep_in_a_face_is_pushed_back_out_of_that_face_not_out_the_side():
+    normal = np.zeros(3)
+    axis = np.array([0.0, 0.0, 1.0])
+    near_rim = (0.0142, 0.0, 0.0015)                 # 1.5 mm under the top face, 0.8 mm from the rim
+    d, feat = cylinder_sdf_entered(*near_rim, axis, A, HH, NO_FEATURE, normal)
+    assert feat == SIDE and np.allclose(normal, [1, 0, 0])          # nearest surface: the side
+    d, feat = cylinder_sdf_entered(*near_rim, axis, A, HH, FACE_UP, normal)
+    assert feat == FACE_UP and np.allclose(normal, [0, 0, 1]) and np.isclose(d, -0.0015)
+    past_middle = (0.005, 0.0, -0.001)               # entered through the top, now past the middle
+    d, feat = cylinder_sdf_entered(*past_middle, axis, A, HH, FACE_UP, normal)
+    assert np.allclose(normal, [0, 0, 1]) and np.isclose(d, -0.004)
+    d, feat = cylinder_sdf_entered(*past_middle, axis, A, HH, NO_FEATURE, normal)
+    assert feat == FACE_DOWN                         # what the nearest surface would have said
+
+
+def test_point_outside_has_no_feature_whatever_it_entered_by():
+    normal = np.zeros(3)
+    d, feat = cylinder_sdf_entered(0.0, 0.0, 0.004, np.array([0.0, 0.0, 1.0]), A, HH, FACE_UP, normal)
+    assert d > 0 and feat == NO_FEATURE
+
+
+def _centre_distance_after(w: World, i: int, j: int) -> float:
+    ep = settle(w)
+    assert ep.status == "settled"
+    return float(np.linalg.norm(w.pos[i] - w.pos[j]))
+
+
+def test_tower_disc_slammed_onto_another_stays_on_top_of_it():
+    for spin in (0.0, 30.0):                          # straight down, and tumbling
+        w = World.new()
+        low, top = w.add_tower(2, 0.0, 0.0, up=1)
+        w.vel[top] = (0.0, 0.0, -3.0)                 # 3 m/s, the magnets pulling too
+        w.omega[top] = (spin, 0.0, 0.0)
+        w.awake[:] = 1
+        assert _centre_distance_after(w, low, top) > 0.9 * w.params.thickness
+
+
+def _pose(n: int = 1):
+    pos = np.zeros((n, 3))
+    quat = np.zeros((n, 4))
+    quat[:, 0] = 1.0
+    return pos, quat
+
+
+def test_body_jittering_in_place_counts_as_still_and_a_drifting_one_does_not():
+    pos, quat = _pose()
+    anchor_pos, anchor_quat = pos.copy(), quat.copy()
+    for k in range(200):                              # +-20 um at any speed: at rest
+        pos[0, 0] = 2e-5 * (-1) ** k
+        assert in_rest_ball(0, pos, quat, anchor_pos, anchor_quat, A, 1e-4)
+    pos[0, 0] = 2e-4                                  # moved away: not still, re-anchored there
+    assert not in_rest_ball(0, pos, quat, anchor_pos, anchor_quat, A, 1e-4)
+    assert in_rest_ball(0, pos, quat, anchor_pos, anchor_quat, A, 1e-4)
+    assert not in_rest_ball(0, pos, quat, anchor_pos, anchor_quat, A, 0.0)      # 0: off
+
+
+def test_disc_spinning_on_the_spot_is_not_at_rest():
+    pos, quat = _pose()
+    anchor_pos, anchor_quat = pos.copy(), quat.copy()
+    turn = 0.02                                       # rim moves 0.3 mm: more than the ball
+    quat[0] = (np.cos(turn / 2), 0.0, 0.0, np.sin(turn / 2))
+    assert not in_rest_ball(0, pos, quat, anchor_pos, anchor_quat, A, 1e-4)
+
+
+def test_rest_ball_puts_a_settled_scene_to_sleep_sooner_and_off_changes_nothing_else():
+    def scene(ball):
+        w = World.new(PhysicsParams(rest_ball=ball))
+        w.add_tower(3, 0.0, 0.0, up=1)
+        w.add_flat(0.034, 0.0, up=-1)
+        w.vel[2] = (0.3, 0.0, -0.5)
+        return settle(w)
+    with_ball, without = scene(1e-4), scene(0.0)
+    assert with_ball.status == without.status == "settled"
+    assert with_ball.steps <= without.steps
+    assert [b.state for b in with_ball.final] == [b.state for b in without.final]
