@@ -1,7 +1,8 @@
 """Executors: how shards reach workers. The driver sees only ``run(tasks)``.
 
 - ``RayExecutor``: an embedded local Ray (one worker per core, or
-  ``workers``), or an existing cluster at ``address``. At most a few tasks per
+  ``workers``; always a new one: ``ray.init()`` alone would attach to any
+  Ray already running on the machine), or an existing cluster at ``address``. At most a few tasks per
   CPU are in flight, so the driver's memory stays flat however long the run.
   Tasks are retried if their worker dies (``max_retries``): a shard is written
   atomically and idempotently, so a retry can never duplicate a game.
@@ -58,8 +59,8 @@ class RayExecutor:
             )
             if address:
                 ray.init(address=address, **kwargs)
-            else:
-                ray.init(num_cpus=workers or os.cpu_count(), **kwargs)
+            else:  # "local": a fresh Ray, never one someone else started here
+                ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self._limit = max(2, in_flight_per_cpu * self.workers)
         self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)

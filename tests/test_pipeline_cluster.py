@@ -42,3 +42,17 @@ def test_two_node_cluster_run_equals_local_run(cluster, tmp_path):
     assert remote.status == "complete"
     assert len({s.node for s in remote.summaries}) == 2  # both nodes played shards
     assert content(remote.uri).equals(content(local.uri))
+
+
+def test_embedded_run_starts_its_own_ray_beside_a_running_cluster(cluster, tmp_path):
+    """Without --address a run never attaches to a Ray instance someone else
+    started on this machine (Ray's default for ray.init() would)."""
+    exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),),
+                     games=8, seed=3, shard_size=4)
+    own = run_experiment(exp, str(tmp_path / "own"), workers=1)
+    local = run_experiment(exp, str(tmp_path / "local"), workers=0)
+    cluster_nodes = {node.node_id for node in cluster.list_all_nodes()}
+    assert own.status == "complete" and own.workers == 1
+    assert len(cluster_nodes) == 2 and all(s.node for s in own.summaries)
+    assert not {s.node for s in own.summaries} & cluster_nodes
+    assert content(own.uri).equals(content(local.uri))

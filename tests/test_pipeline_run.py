@@ -188,3 +188,35 @@ def test_stored_string_columns_read_back_as_plain_strings(tmp_path):
     assert turns.schema.field("colour").type == pa.string() and turns.schema.field("run_id").type == pa.string()
     assert set(games["strategy_0"].to_pylist()) == {"greedy", "random"}
     assert games["seed_index"].to_pylist() == list(range(6))
+
+
+def test_polar_turns_are_stored_with_the_games_parquet_layout_and_read_back_unchanged(tmp_path):
+    """Polar names a cheaper encoding per turns column; the file uses it and
+    holds exactly the played rows (same types, same values)."""
+    from rules.base import get_game
+    from workers.shard import parquet_layout, play_games
+
+    exp = polar(games=12, shard_size=12)
+    res = run_experiment(exp, str(tmp_path), workers=0)
+    path = os.path.join(res.uri, "turns", "shard-00000.parquet")
+    stored = pq.read_table(path)
+    played = play_games(exp, res.run_id, 0, 12).turns
+    assert stored.column_names == played.column_names
+    for name in stored.column_names:
+        assert stored[name].to_pylist() == played[name].to_pylist(), name
+    layout = parquet_layout(get_game("polar"), "turns")
+    meta = pq.ParquetFile(path).metadata.row_group(0)
+    encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
+    assert "DELTA_BINARY_PACKED" in encodings["point"] and "BYTE_STREAM_SPLIT" in encodings["score_0"]
+    assert all(("RLE_DICTIONARY" in encodings[name]) == (enc == "DICTIONARY") for name, (enc, _) in layout.items())
+    assert "RLE_DICTIONARY" in encodings["colour"]  # not in the layout: the default
+
+
+def test_unknown_parquet_encoding_in_a_layout_is_refused(tmp_path):
+    import pyarrow as pa
+
+    from pipelines.storage import locate, write_table_atomic
+
+    with pytest.raises(ValueError, match="unknown Parquet encoding 'DELTA'"):
+        write_table_atomic(locate(str(tmp_path)).child("t.parquet"), pa.table({"a": [1]}), {"a": ("DELTA", "lz4")})
+    assert os.listdir(tmp_path) == []

@@ -21,6 +21,10 @@ results.
 first shard, so start-up is measured apart from games. ``ShardSummary``
 carries wall and CPU seconds inside the play call and for the whole task,
 and the Parquet writing time.
+
+Each table is written with the (encoding, codec) per column of
+``parquet_layout``: the game's ``PARQUET_LAYOUT`` (Polar's turns) and
+``GAMES_LAYOUT``; storage's default (dictionary + LZ4) for the rest.
 """
 
 from __future__ import annotations
@@ -101,6 +105,29 @@ def play(game_def: GameDef, specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
     if games.num_rows != len(specs):
         raise RuntimeError(f"{game_def.name}.play_batch returned {games.num_rows} rows for {len(specs)} games")
     return games, turns
+
+
+_STRING_DICT = pa.dictionary(pa.int8(), pa.string())
+
+
+# (encoding, codec) of the games columns every game has whose values are
+# unique (index, seed index, seed): on a 5,000-game shard delta-packed
+# indices take ~0.2 kB (dictionary: 28 kB) and encode 3x faster; random
+# 64-bit seeds gain nothing from a dictionary
+GAMES_LAYOUT = {
+    "game_index": ("DELTA_BINARY_PACKED", "lz4"),
+    "seed_index": ("DELTA_BINARY_PACKED", "lz4"),
+    "game_seed": ("PLAIN", "lz4"),
+}
+
+
+def parquet_layout(game_def: GameDef, table: str) -> dict:
+    """The (encoding, codec) per column of ``table``: the game's own choice
+    (its ``play_batch`` module's ``PARQUET_LAYOUT``), and for ``games`` the
+    ``GAMES_LAYOUT``; other columns: storage's default."""
+    layouts = getattr(sys.modules.get(game_def.play_batch.__module__), "PARQUET_LAYOUT", {})
+    base = GAMES_LAYOUT if table == "games" else {}
+    return {**base, **layouts.get(table, {})}
 
 
 def _constant(value: str, n: int) -> pa.Array:
@@ -194,21 +221,23 @@ def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
     seconds_playing, cpu_playing = time.perf_counter() - t_play, time.process_time() - c_play
     games = _with_identity(games, _identity_columns(exp, run_id, cols, game_def.physics_version()))
     if turns.num_columns:
-        turns = turns.add_column(0, "run_id", _constant(run_id, turns.num_rows))
+        turns = turns.add_column(0, pa.field("run_id", _STRING_DICT, nullable=False), _constant(run_id, turns.num_rows))
     return Played(games, turns, cols, seconds_playing, cpu_playing)
 
 
 def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, run_uri: str) -> ShardSummary:
     """Play global games ``first .. first+count-1`` and write shard ``shard`` of the run."""
     t0, c0 = time.perf_counter(), time.process_time()
-    played = play_games(Experiment.model_validate_json(exp_json), run_id, first, count)
+    exp = Experiment.model_validate_json(exp_json)
+    played = play_games(exp, run_id, first, count)
     games, turns, seconds_playing = played.games, played.turns, played.seconds_playing
     t_write = time.perf_counter()
     run = locate(run_uri)
     name = SHARD_NAME.format(shard)
+    game_def = get_game(exp.game)
     if turns.num_columns:
-        write_table_atomic(run.child("turns", name), turns)
-    write_table_atomic(run.child("games", name), games)
+        write_table_atomic(run.child("turns", name), turns, parquet_layout(game_def, "turns"))
+    write_table_atomic(run.child("games", name), games, parquet_layout(game_def, "games"))
     t_end = time.perf_counter()
     failed = games.num_rows - pc.sum(pc.equal(games["status"], "ok")).as_py()
     return ShardSummary(shard, games.num_rows, failed, seconds_playing, t_end - t0, _node_id(),
