@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.bodies import normal_of
+from sim.bodies import normal_of, quat_to_matrix
 from sim.events import Intent
 from sim.magnetics import pair_force_torque
 from sim.params import IDX
@@ -104,6 +104,14 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P):
 
 def world_axes(world) -> np.ndarray:
     return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))
+
+
+def world_rotations(world) -> np.ndarray:
+    """Every body's rotation matrix [n, 3, 3] (body frame to world; column 2 = axis)."""
+    rot = np.zeros((len(world.quat), 3, 3))
+    for i, q in enumerate(world.quat):
+        quat_to_matrix(q, rot[i])
+    return rot
 
 
 def nominal_intent(world, host: int, azimuth: float, up: int | None = None,

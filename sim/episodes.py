@@ -27,7 +27,7 @@ import numpy as np
 
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
-from sim.balance import nominal_intent, world_axes  # noqa: F401  (nominal_intent: re-exported by sim.api)
+from sim.balance import nominal_intent, world_axes, world_rotations  # noqa: F401  (nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.state import FLAT_TILT, classify, pairs_of
@@ -145,8 +145,8 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     snapshot = world.copy()
     before = {b.id: b for b in classify(world)}
     if refresh:
-        axis = world_axes(world)
-        refresh_refs(world.pos, axis, world.br, world.live, world.awake, p.magnet_radius,
+        rot = world_rotations(world)
+        refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake, p.magnet_radius,
                      p.magnet_thickness, p.far_cutoff, world.fref)
     spec = setup(world)
     initial = world.touching()

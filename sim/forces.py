@@ -9,14 +9,21 @@ and the held disc, move nobody); a sleeper's own force is read only by the
 wake check (``magnetic_on``). Pairs are visited in the fixed order i < j, so sums
 are bit-reproducible.
 
-Pair cache: the kernel costs ~100-150 us for discs in contact (its finest
-tier), and discs in contact barely move relative to each other. Each pair
-i < j keeps its last result ``cache [n, n, 9]`` and the pose it was computed
-at, ``key [n, n, 9]`` (c_j - c_i, n_i, n_j); the result is reused while the
-relative position moved less than ``reuse_pos`` and each axis less than
-``reuse_axis`` (2 um, 1e-4: error at contact ~1300 N/m x 2 um = 3 mN of
-~6 N; at 20 um the stale forces pumped a teetering leaner into a limit cycle).
-Far pairs (centres at least ``reuse_far`` apart, 2 diameters) are reused
+Pair cache: the kernel costs ~10-20 us for discs in contact (its finest
+tiers), and discs in contact barely move relative to each other. Each pair
+i < j keeps its last result ``cache [n, n, 9]`` and, in ``key [n, n, 15]``,
+the pose it was computed at. Near pairs (centres closer than ``reuse_far``)
+key the pose in i's body frame (R_i^T (c_j - c_i), R_i^T n_j) and keep the
+result there too (``BODY_KEY``): a pair that moves as one piece (a tower
+tilting, a chain of discs rolling on its rims, a leaner resting on its host
+as both slide) keeps its result, rotated back to the world each step (27
+multiplications instead of a kernel call; exact up to rounding, the kernel
+being rotation-equivariant). The result is reused while that relative
+position moved less than ``reuse_pos`` and j's axis less than ``reuse_axis``
+(2 um, 1e-4: error at contact ~1300 N/m x 2 um = 3 mN of ~6 N; at 20 um the
+stale forces pumped a teetering leaner into a limit cycle).
+Far pairs (centres at least ``reuse_far`` apart, 2 diameters; ``WORLD_KEY``:
+their discs move independently, so the world frame is cheaper) are reused
 while the relative move is below ``reuse_rel`` x distance and each axis
 turned less than 2 ``reuse_rel`` rad: beyond two diameters a pair force falls
 off about as d^-4, so the stale result is off by ~4 ``reuse_rel`` of itself
@@ -34,55 +41,86 @@ from numba import njit
 from sim.magnetics import pair_force_torque
 
 
+KEY = 15   # per pair: pose (6) and, for near pairs, the result in i's body frame (9)
+WORLD_KEY, BODY_KEY = 1, 2   # valid[i, j]: what key[i, j] holds
+
+
 def new_cache(n: int):
-    return np.zeros((n, n, 9)), np.zeros((n, n, 9)), np.zeros((n, n), np.uint8)
+    return np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8)
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
+def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
                 reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
-    """Fill cache[i, j] (i < j: force on j, torque on i, torque on j) unless
-    the stored one is still good; False (nothing) beyond ``far``."""
+    """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
+    frame) unless the stored one is still good; False (nothing) beyond ``far``."""
     d0, d1, d2 = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], pos[j, 2] - pos[i, 2]
     dd = d0 * d0 + d1 * d1 + d2 * d2
     if dd >= far * far:
         return False
-    if valid[i, j]:
-        tol_p, tol_a = reuse_pos, reuse_axis
-        if dd >= reuse_far * reuse_far:
-            tol_p = max(tol_p, reuse_rel * np.sqrt(dd))
-            tol_a = max(tol_a, 2.0 * reuse_rel)
-        dp = (d0 - key[i, j, 0]) ** 2 + (d1 - key[i, j, 1]) ** 2 + (d2 - key[i, j, 2]) ** 2
-        da = ((axis[i, 0] - key[i, j, 3]) ** 2 + (axis[i, 1] - key[i, j, 4]) ** 2
-              + (axis[i, 2] - key[i, j, 5]) ** 2)
-        db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
-              + (axis[j, 2] - key[i, j, 8]) ** 2)
-        if dp < tol_p * tol_p and da < tol_a * tol_a and db < tol_a * tol_a:
+    if dd >= reuse_far * reuse_far:          # far: world-frame key, relative tolerance
+        if valid[i, j] == WORLD_KEY:
+            tol_p = max(reuse_pos, reuse_rel * np.sqrt(dd))
+            tol_a = max(reuse_axis, 2.0 * reuse_rel)
+            dp = (d0 - key[i, j, 0]) ** 2 + (d1 - key[i, j, 1]) ** 2 + (d2 - key[i, j, 2]) ** 2
+            da = ((axis[i, 0] - key[i, j, 3]) ** 2 + (axis[i, 1] - key[i, j, 4]) ** 2
+                  + (axis[i, 2] - key[i, j, 5]) ** 2)
+            db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
+                  + (axis[j, 2] - key[i, j, 8]) ** 2)
+            if dp < tol_p * tol_p and da < tol_a * tol_a and db < tol_a * tol_a:
+                return True
+        pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
+                          cache[i, j])
+        key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
+        for c in range(3):
+            key[i, j, 3 + c] = axis[i, c]
+            key[i, j, 6 + c] = axis[j, c]
+        valid[i, j] = WORLD_KEY
+        return True
+    # near: the pose of j in i's body frame, so a pair moving as one piece
+    # (a tower tilting, a chain rolling) keeps its result, rotated along
+    l0 = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
+    l1 = rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2
+    l2 = rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2
+    m0 = rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2]
+    m1 = rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2]
+    m2 = rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2]
+    if valid[i, j] == BODY_KEY:
+        dp = (l0 - key[i, j, 0]) ** 2 + (l1 - key[i, j, 1]) ** 2 + (l2 - key[i, j, 2]) ** 2
+        db = (m0 - key[i, j, 3]) ** 2 + (m1 - key[i, j, 4]) ** 2 + (m2 - key[i, j, 5]) ** 2
+        if dp < reuse_pos * reuse_pos and db < reuse_axis * reuse_axis:
+            for v in range(3):
+                for r in range(3):
+                    cache[i, j, 3 * v + r] = (rot[i, r, 0] * key[i, j, 6 + 3 * v]
+                                              + rot[i, r, 1] * key[i, j, 7 + 3 * v]
+                                              + rot[i, r, 2] * key[i, j, 8 + 3 * v])
             return True
     pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
                       cache[i, j])
-    key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
-    for c in range(3):
-        key[i, j, 3 + c] = axis[i, c]
-        key[i, j, 6 + c] = axis[j, c]
-    valid[i, j] = 1
+    key[i, j, 0], key[i, j, 1], key[i, j, 2] = l0, l1, l2
+    key[i, j, 3], key[i, j, 4], key[i, j, 5] = m0, m1, m2
+    for v in range(3):
+        for c in range(3):
+            key[i, j, 6 + 3 * v + c] = (rot[i, 0, c] * cache[i, j, 3 * v] + rot[i, 1, c] * cache[i, j, 3 * v + 1]
+                                        + rot[i, 2, c] * cache[i, j, 3 * v + 2])
+    valid[i, j] = BODY_KEY
     return True
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_all(pos, axis, br, live, awake, radius, thickness, far, force, torque,
+def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque,
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
     sleeper moves nobody, so it is skipped). Allocates its work list; the
     step loop calls ``magnetic_movers`` with its own."""
     movers = np.empty(pos.shape[0], np.int64)
-    magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, torque, cache,
+    magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque, cache,
                     key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, torque, cache,
+def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque, cache,
                     key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
@@ -99,20 +137,20 @@ def magnetic_movers(pos, axis, br, live, awake, radius, thickness, far, force, t
         if awake[i] and i != kin:
             for j in range(i + 1, n):
                 if live[j]:
-                    _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache,
-                              key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
+                    _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque,
+                              cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
         else:
             for k in range(m):
                 j = movers[k]
                 if j > i:
-                    _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache,
-                              key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
+                    _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque,
+                              cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache, key, valid,
+def _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque, cache, key, valid,
               reuse_pos, reuse_axis, reuse_far, reuse_rel):
-    if pair_cached(i, j, pos, axis, br, radius, thickness, far, cache, key, valid,
+    if pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
                    reuse_pos, reuse_axis, reuse_far, reuse_rel):
         for k in range(3):
             force[j, k] += cache[i, j, k]
@@ -122,7 +160,7 @@ def _add_pair(i, j, pos, axis, br, radius, thickness, far, force, torque, cache,
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_on(i, pos, axis, br, live, radius, thickness, far, out6, cache, key, valid,
+def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache, key, valid,
                 reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
     """Total magnetic force and torque on body i from every live body."""
     for k in range(6):
@@ -131,7 +169,7 @@ def magnetic_on(i, pos, axis, br, live, radius, thickness, far, out6, cache, key
         if j == i or not live[j]:
             continue
         lo, hi = min(i, j), max(i, j)
-        if pair_cached(lo, hi, pos, axis, br, radius, thickness, far, cache, key, valid,
+        if pair_cached(lo, hi, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
                        reuse_pos, reuse_axis, reuse_far, reuse_rel):
             for k in range(3):
                 if i == hi:
@@ -143,15 +181,15 @@ def magnetic_on(i, pos, axis, br, live, radius, thickness, far, out6, cache, key
 
 
 @njit(cache=True, fastmath=False)
-def refresh_refs(pos, axis, br, live, awake, radius, thickness, far, fref):
+def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, far, fref):
     """Record the magnetic force/torque on every live sleeper as its reference."""
     n = pos.shape[0]
     cache = np.zeros((n, n, 9))
-    key = np.zeros((n, n, 9))
+    key = np.zeros((n, n, KEY))
     valid = np.zeros((n, n), np.uint8)
     out6 = np.zeros(6)
     for i in range(n):
         if live[i] and not awake[i]:
-            magnetic_on(i, pos, axis, br, live, radius, thickness, far, out6, cache, key,
+            magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache, key,
                         valid, 0.0, 0.0)
             fref[i, :] = out6

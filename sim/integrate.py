@@ -76,7 +76,7 @@ from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import NO_FEATURE, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
-from sim.forces import magnetic_movers, magnetic_on
+from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.params import IDX
 
 SETTLED, BUDGET, NAN, ENERGY, RED = 0, 1, 2, 3, 4
@@ -490,7 +490,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_movers(pos, axis, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
+    magnetic_movers(pos, axis, rot, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
@@ -569,7 +569,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     roots = np.zeros(n, np.int64)
     act = np.zeros(n, np.int64)
     cache = np.zeros((n, n, 9))
-    key = np.zeros((n, n, 9))
+    key = np.zeros((n, n, KEY))
     valid = np.zeros((n, n), np.uint8)
     pos0 = pos.copy()
     anchor_pos = pos.copy()
@@ -704,7 +704,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 awake[i] = 0
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
-                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
+                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
                             P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 fref[i, :] = out6
         if step % wake_every == 0:
@@ -724,7 +724,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                         break
                 if not close:
                     continue
-                magnetic_on(i, pos, axis, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
+                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
                             P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)

@@ -7,6 +7,7 @@ from scipy.integrate import quad
 
 from sim.api import PhysicsParams, World, settle
 from sim.bodies import normal_of, quat_to_matrix
+from sim.balance import world_rotations
 from sim.forces import magnetic_all, new_cache
 from sim.integrate import pair_contacts, world_points
 from sim.magnetics import pair_force_torque_py
@@ -31,7 +32,7 @@ def test_newton_third_law_magnetic_forces_and_torques_balance_to_rounding():
     w = _random_world(rng)
     p = w.params
     force, torque = np.zeros((len(w), 3)), np.zeros((len(w), 3))
-    magnetic_all(w.pos, _axes(w), w.br, w.live, w.awake, p.magnet_radius, p.magnet_thickness,
+    magnetic_all(w.pos, _axes(w), world_rotations(w), w.br, w.live, w.awake, p.magnet_radius, p.magnet_thickness,
                  p.far_cutoff, force, torque, *new_cache(len(w)), 0.0, 0.0)
     scale = np.abs(force).max()
     assert scale > 1e-3

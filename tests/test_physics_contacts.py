@@ -89,3 +89,38 @@ def test_rest_ball_puts_a_settled_scene_to_sleep_sooner_and_off_changes_nothing_
     assert with_ball.status == without.status == "settled"
     assert with_ball.steps <= without.steps
     assert [b.state for b in with_ball.final] == [b.state for b in without.final]
+
+
+def test_near_pair_moved_as_one_piece_reuses_its_result_rotated_along():
+    """The pair cache keys near pairs in i's body frame: a tower pair tilted as
+    one piece is not recomputed, and the rotated result equals a fresh one."""
+    from scipy.spatial.transform import Rotation
+
+    from sim.forces import BODY_KEY, new_cache, pair_cached
+    from sim.magnetics import pair_force_torque
+
+    p = PhysicsParams()
+    pos = np.array([[0.0, 0.0, 0.003], [0.0005, 0.0, 0.009]])     # a slightly offset tower pair
+    rot = np.array([np.eye(3), Rotation.from_rotvec([0.02, 0.0, 0.0]).as_matrix()])
+    cache, key, valid = new_cache(2)
+
+    def cached(pos, rot):
+        axis = np.ascontiguousarray(rot[:, :, 2])
+        pair_cached(0, 1, pos, axis, rot, np.full(2, p.br), p.magnet_radius, p.magnet_thickness,
+                    p.far_cutoff, cache, key, valid, p.reuse_pos, p.reuse_axis, p.reuse_far, p.reuse_rel)
+        fresh = np.zeros(9)
+        pair_force_torque(pos[0], axis[0], pos[1], axis[1], p.magnet_radius, p.magnet_thickness, p.br, p.br, fresh)
+        return cache[0, 1].copy(), fresh
+
+    first, fresh = cached(pos, rot)
+    assert valid[0, 1] == BODY_KEY and np.array_equal(first, fresh)
+    tilt = Rotation.from_rotvec([0.0, 0.3, 0.1]).as_matrix()      # the whole pair turned 18 degrees
+    pivot = np.array([0.01, 0.0, 0.0])
+    key_before = key[0, 1].copy()
+    turned, fresh = cached((pos - pivot) @ tilt.T + pivot, tilt @ rot)
+    assert np.array_equal(key[0, 1], key_before)                  # reused, not recomputed
+    assert np.abs(turned - fresh).max() <= 1e-9 * np.abs(fresh).max()
+    apart = pos.copy()
+    apart[1, 2] += 1e-5                                           # 10 um further apart: recomputed
+    moved, fresh = cached(apart, rot)
+    assert np.array_equal(moved, fresh) and not np.array_equal(key[0, 1], key_before)
