@@ -41,6 +41,19 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-11-30, physics 0.4.x (quiet machine unless said):
+
+- ``--games 8 --matchups cautious,aggressive random,cautious`` (physics
+  0.4.1): cautious vs aggressive 0.028 games/s/core, median game 12.0 CPU s,
+  costliest 156 s (126 turns: a 21-disc captured tower toppled into a chain
+  rolling on its rims, awake for the whole budget in several episodes); ends
+  4 red_touched, 3 stack_empty, 1 no_colour_on_mat. Random vs cautious
+  0.036, median 30 s; 6 red_touched, 2 stack_empty. No game failed.
+- ``--compare lookahead random --games 300 --seed 7 --set stack_size=8 --set
+  foundations=3`` (physics 0.4.0, one process beside other work): lookahead
+  284 wins, 4 draws, 12 losses, score rate 0.953, 95 % Wilson [0.923, 0.972];
+  ends 287 stack_empty, 8 red_touched, 5 no_colour_on_mat; 2,600 s.
+
 Recorded 2026-11-29 on the shared 2-core dev machine (load ~8), physics 0.1.0
 (sim at e99b62d-e9244a7), CPU seconds of the process:
 

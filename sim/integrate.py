@@ -64,11 +64,16 @@ distance test of contacts; the cache test of magnetic pairs, inlined with
 ``inline="always"``) happens before any call: with 35 sleeping discs in the
 world, a lone placement went from 17.7 to 5.8 us a step. Pair loops visit a
 sleeper only against the awake bodies after it (``act``), in the order i < j,
-so sums stay bit-reproducible. Physics 0.3.1 (bench_physics.py, quiet): a
-leaner on the clearest host of a 37-disc mid-game, 2 532 steps, 4 933 body
-steps, ~20 ms; lone host 2 533 steps, ~4.5 ms. Most of the mid-game rest is
-the hand phase, where the wake check re-evaluates the moving held disc
-against every sleeper within ``wake_radius``.
+so sums stay bit-reproducible. Physics 0.4.1 (bench_physics.py, quiet): a
+leaner on a lone host, 2 506 steps, ~4.6 ms; the placements of a real
+standard game (``game_placements``), median ~180 ms, mean ~370 ms. A game's
+cost is in its cascades: several bodies awake for seconds, each step
+recomputing the magnetic kernel of touching pairs that move against each
+other (~10-20 us a call; pairs that move as one piece reuse it, sim.forces)
+and their rim contacts; in a crowded world with 13 awake discs a step costs
+~70 us when no pair needs the kernel and ~730 us when all do. A 0.2 ms step
+halves the steps but leaves stacked discs jittering (golden stacks never
+settle).
 """
 
 import numpy as np
