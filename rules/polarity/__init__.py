@@ -33,6 +33,6 @@ GAME = register_game(
         trace=trace,
         shard_size=2,  # a standard game costs seconds to a minute of CPU: small tasks balance the workers
         default_strategies="cautious,aggressive",
-        default_games=24,  # ~16 CPU s a game (physics 0.4.0): a couple of minutes on two cores
+        default_games=24,  # median ~12 CPU s a standard game (physics 0.4.1): minutes on two cores
     )
 )
