@@ -74,7 +74,7 @@ def test_interrupted_driver_keeps_whole_shards_and_resume_equals_full_run(toy_en
             "--seed", "9", "--shard-size", "4", "--out", str(out), "--run-id", "r", "--workers", "2", "--quiet"]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     games_dir = out / "r" / "games"
-    assert wait_for(lambda: games_dir.exists() and len(list(games_dir.glob("shard-*.parquet"))) >= 2)
+    assert wait_for(lambda: games_dir.exists() and len(list(games_dir.glob("shard-*.parquet"))) >= 2, timeout=180)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
