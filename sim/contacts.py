@@ -42,25 +42,7 @@ def cylinder_sdf(p, c, n, a, hh, normal_out):
 def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
     """``cylinder_sdf`` of the point at offset (d0, d1, d2) from the centre
     (no array views in the contact loop)."""
-    zl = d0 * n[0] + d1 * n[1] + d2 * n[2]
-    r0, r1, r2 = d0 - zl * n[0], d1 - zl * n[1], d2 - zl * n[2]
-    r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
-    sz = 1.0 if zl >= 0 else -1.0
-    dr = r - a
-    dz = abs(zl) - hh
-    if r > 1e-12:
-        r0, r1, r2 = r0 / r, r1 / r, r2 / r
-    if dr > 0 and dz > 0:
-        dist = np.sqrt(dr * dr + dz * dz)
-        normal_out[0] = (dr * r0 + dz * sz * n[0]) / dist
-        normal_out[1] = (dr * r1 + dz * sz * n[1]) / dist
-        normal_out[2] = (dr * r2 + dz * sz * n[2]) / dist
-        return dist
-    if dr > dz:
-        normal_out[0], normal_out[1], normal_out[2] = r0, r1, r2
-        return dr
-    normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
-    return dz
+    return cylinder_sdf_entered(d0, d1, d2, n, a, hh, NO_FEATURE, normal_out)[0]
 
 
 NO_FEATURE, SIDE, FACE_UP, FACE_DOWN = -1, 0, 1, 2
@@ -77,8 +59,21 @@ def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
     r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
     dr = r - a
     dz = abs(zl) - hh
-    if dr > 0 or dz > 0:
-        return cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out), NO_FEATURE
+    if dr > 0 or dz > 0:                     # outside: the nearest surface, edge or side or face
+        sz = 1.0 if zl >= 0 else -1.0
+        if r > 1e-12:
+            r0, r1, r2 = r0 / r, r1 / r, r2 / r
+        if dr > 0 and dz > 0:
+            dist = np.sqrt(dr * dr + dz * dz)
+            normal_out[0] = (dr * r0 + dz * sz * n[0]) / dist
+            normal_out[1] = (dr * r1 + dz * sz * n[1]) / dist
+            normal_out[2] = (dr * r2 + dz * sz * n[2]) / dist
+            return dist, NO_FEATURE
+        if dr > dz:
+            normal_out[0], normal_out[1], normal_out[2] = r0, r1, r2
+            return dr, NO_FEATURE
+        normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
+        return dz, NO_FEATURE
     feat = known
     if feat == NO_FEATURE:
         feat = SIDE if dr > dz else (FACE_UP if zl >= 0 else FACE_DOWN)
