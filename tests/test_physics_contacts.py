@@ -124,3 +124,21 @@ def test_near_pair_moved_as_one_piece_reuses_its_result_rotated_along():
     apart[1, 2] += 1e-5                                           # 10 um further apart: recomputed
     moved, fresh = cached(apart, rot)
     assert np.array_equal(moved, fresh) and not np.array_equal(key[0, 1], key_before)
+
+
+def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():
+    # A swinging leaner slows at each end of its swing; sleeping must not
+    # freeze it there. Released around the balance (tilt 40-50 deg, base
+    # 52-66 mm), it rests where it would with sleeping off, within 2 deg.
+    # (sleep_time 0.02 s fails this: leaners froze 4-9 deg off.)
+    from sim.api import Intent, place_leaner
+
+    def rest(base, tilt, sleep):
+        w = World.new(PhysicsParams(sleep=sleep, settle_budget_s=3.0))
+        host = w.add_flat(0.0, 0.0, 1)
+        b = w.body(place_leaner(w, Intent(host, 0.3, base, np.radians(tilt), 1)).action)
+        return b.state, np.degrees(b.tilt)
+    for base in np.arange(0.052, 0.0661, 0.002):
+        for tilt in (40.0, 45.0, 50.0):
+            (s1, t1), (s0, t0) = rest(float(base), tilt, True), rest(float(base), tilt, False)
+            assert s1 == s0 and abs(t1 - t0) <= 2.0, (base, tilt, t1, t0)
