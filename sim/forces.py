@@ -49,34 +49,54 @@ def new_cache(n: int):
     return np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8)
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@njit(cache=True, fastmath=False)
 def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
-                reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
+                reuse_pos, reuse_axis, reuse_far, reuse_rel):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
-    frame) unless the stored one is still good; False (nothing) beyond ``far``."""
+    frame) unless the stored one is still good; False (nothing) beyond ``far``.
+    (The step loop's own loops do the same inline: ``_pair_within``,
+    ``_reused``, ``_recompute``.)"""
+    within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
+    if not within:
+        return False
+    if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
+                   reuse_far, reuse_rel):
+        _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache, key, valid,
+                   reuse_far)
+    return True
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _pair_within(i, j, pos, far):
+    """(centres closer than ``far``, c_j - c_i, its squared length)."""
     d0, d1, d2 = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], pos[j, 2] - pos[i, 2]
     dd = d0 * d0 + d1 * d1 + d2 * d2
-    if dd >= far * far:
-        return False
+    return dd < far * far, d0, d1, d2, dd
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
+            reuse_far, reuse_rel):
+    """True if the stored result of pair (i, j), centres d apart (dd = |d|^2),
+    still holds; a near pair's is then rotated into cache[i, j].
+
+    Kept apart from the kernel call (``_recompute``): numba does not inline a
+    function as big as the two together, and a call with this many array
+    arguments costs ~50 ns, more than the test itself (a mid-game step makes
+    ~25 such tests per awake body)."""
     if dd >= reuse_far * reuse_far:          # far: world-frame key, relative tolerance
-        if valid[i, j] == WORLD_KEY:
-            tol_p = max(reuse_pos, reuse_rel * np.sqrt(dd))
-            tol_a = max(reuse_axis, 2.0 * reuse_rel)
-            dp = (d0 - key[i, j, 0]) ** 2 + (d1 - key[i, j, 1]) ** 2 + (d2 - key[i, j, 2]) ** 2
-            da = ((axis[i, 0] - key[i, j, 3]) ** 2 + (axis[i, 1] - key[i, j, 4]) ** 2
-                  + (axis[i, 2] - key[i, j, 5]) ** 2)
-            db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
-                  + (axis[j, 2] - key[i, j, 8]) ** 2)
-            if dp < tol_p * tol_p and da < tol_a * tol_a and db < tol_a * tol_a:
-                return True
-        pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
-                          cache[i, j])
-        key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
-        for c in range(3):
-            key[i, j, 3 + c] = axis[i, c]
-            key[i, j, 6 + c] = axis[j, c]
-        valid[i, j] = WORLD_KEY
-        return True
+        if valid[i, j] != WORLD_KEY:
+            return False
+        tol_p = max(reuse_pos, reuse_rel * np.sqrt(dd))
+        tol_a = max(reuse_axis, 2.0 * reuse_rel)
+        dp = (d0 - key[i, j, 0]) ** 2 + (d1 - key[i, j, 1]) ** 2 + (d2 - key[i, j, 2]) ** 2
+        da = ((axis[i, 0] - key[i, j, 3]) ** 2 + (axis[i, 1] - key[i, j, 4]) ** 2
+              + (axis[i, 2] - key[i, j, 5]) ** 2)
+        db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
+              + (axis[j, 2] - key[i, j, 8]) ** 2)
+        return dp < tol_p * tol_p and da < tol_a * tol_a and db < tol_a * tol_a
+    if valid[i, j] != BODY_KEY:
+        return False
     # near: the pose of j in i's body frame, so a pair moving as one piece
     # (a tower tilting, a chain rolling) keeps its result, rotated along
     l0 = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
@@ -85,26 +105,42 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, va
     m0 = rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2]
     m1 = rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2]
     m2 = rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2]
-    if valid[i, j] == BODY_KEY:
-        dp = (l0 - key[i, j, 0]) ** 2 + (l1 - key[i, j, 1]) ** 2 + (l2 - key[i, j, 2]) ** 2
-        db = (m0 - key[i, j, 3]) ** 2 + (m1 - key[i, j, 4]) ** 2 + (m2 - key[i, j, 5]) ** 2
-        if dp < reuse_pos * reuse_pos and db < reuse_axis * reuse_axis:
-            for v in range(3):
-                for r in range(3):
-                    cache[i, j, 3 * v + r] = (rot[i, r, 0] * key[i, j, 6 + 3 * v]
-                                              + rot[i, r, 1] * key[i, j, 7 + 3 * v]
-                                              + rot[i, r, 2] * key[i, j, 8 + 3 * v])
-            return True
+    dp = (l0 - key[i, j, 0]) ** 2 + (l1 - key[i, j, 1]) ** 2 + (l2 - key[i, j, 2]) ** 2
+    db = (m0 - key[i, j, 3]) ** 2 + (m1 - key[i, j, 4]) ** 2 + (m2 - key[i, j, 5]) ** 2
+    if dp >= reuse_pos * reuse_pos or db >= reuse_axis * reuse_axis:
+        return False
+    for v in range(3):
+        for r in range(3):
+            cache[i, j, 3 * v + r] = (rot[i, r, 0] * key[i, j, 6 + 3 * v]
+                                      + rot[i, r, 1] * key[i, j, 7 + 3 * v]
+                                      + rot[i, r, 2] * key[i, j, 8 + 3 * v])
+    return True
+
+
+@njit(cache=True, fastmath=False)
+def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache, key, valid,
+               reuse_far):
+    """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
     pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
                       cache[i, j])
-    key[i, j, 0], key[i, j, 1], key[i, j, 2] = l0, l1, l2
-    key[i, j, 3], key[i, j, 4], key[i, j, 5] = m0, m1, m2
+    if dd >= reuse_far * reuse_far:
+        key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
+        for c in range(3):
+            key[i, j, 3 + c] = axis[i, c]
+            key[i, j, 6 + c] = axis[j, c]
+        valid[i, j] = WORLD_KEY
+        return
+    key[i, j, 0] = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
+    key[i, j, 1] = rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2
+    key[i, j, 2] = rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2
+    key[i, j, 3] = rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2]
+    key[i, j, 4] = rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2]
+    key[i, j, 5] = rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2]
     for v in range(3):
         for c in range(3):
             key[i, j, 6 + 3 * v + c] = (rot[i, 0, c] * cache[i, j, 3 * v] + rot[i, 1, c] * cache[i, j, 3 * v + 1]
                                         + rot[i, 2, c] * cache[i, j, 3 * v + 2])
     valid[i, j] = BODY_KEY
-    return True
 
 
 @njit(cache=True, fastmath=False)
@@ -134,29 +170,23 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, for
     for i in range(n):
         if not live[i]:
             continue
-        if awake[i] and i != kin:
-            for j in range(i + 1, n):
-                if live[j]:
-                    _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque,
-                              cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
-        else:
-            for k in range(m):
-                j = movers[k]
-                if j > i:
-                    _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque,
-                              cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel)
-
-
-@njit(cache=True, fastmath=False, inline="always")
-def _add_pair(i, j, pos, axis, rot, br, radius, thickness, far, force, torque, cache, key, valid,
-              reuse_pos, reuse_axis, reuse_far, reuse_rel):
-    if pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
-                   reuse_pos, reuse_axis, reuse_far, reuse_rel):
-        for k in range(3):
-            force[j, k] += cache[i, j, k]
-            force[i, k] -= cache[i, j, k]
-            torque[i, k] += cache[i, j, 3 + k]
-            torque[j, k] += cache[i, j, 6 + k]
+        mover = awake[i] and i != kin
+        for t in range(n - i - 1 if mover else m):
+            j = i + 1 + t if mover else movers[t]
+            if j <= i or not live[j]:
+                continue
+            within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
+            if not within:
+                continue
+            if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
+                           reuse_axis, reuse_far, reuse_rel):
+                _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache,
+                           key, valid, reuse_far)
+            for k in range(3):
+                force[j, k] += cache[i, j, k]
+                force[i, k] -= cache[i, j, k]
+                torque[i, k] += cache[i, j, 3 + k]
+                torque[j, k] += cache[i, j, 6 + k]
 
 
 @njit(cache=True, fastmath=False)
@@ -169,15 +199,20 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache
         if j == i or not live[j]:
             continue
         lo, hi = min(i, j), max(i, j)
-        if pair_cached(lo, hi, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
-                       reuse_pos, reuse_axis, reuse_far, reuse_rel):
-            for k in range(3):
-                if i == hi:
-                    out6[k] += cache[lo, hi, k]
-                    out6[3 + k] += cache[lo, hi, 6 + k]
-                else:
-                    out6[k] -= cache[lo, hi, k]
-                    out6[3 + k] += cache[lo, hi, 3 + k]
+        within, d0, d1, d2, dd = _pair_within(lo, hi, pos, far)
+        if not within:
+            continue
+        if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
+                       reuse_axis, reuse_far, reuse_rel):
+            _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache,
+                       key, valid, reuse_far)
+        for k in range(3):
+            if i == hi:
+                out6[k] += cache[lo, hi, k]
+                out6[3 + k] += cache[lo, hi, 6 + k]
+            else:
+                out6[k] -= cache[lo, hi, k]
+                out6[3 + k] += cache[lo, hi, 3 + k]
 
 
 @njit(cache=True, fastmath=False)
