@@ -41,6 +41,11 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-12-01, physics 0.4.1 with the inline magnetic pair tests
+(bit-identical): ``--games 8 --matchups cautious,aggressive``: 0.032
+games/s/core, median game 10.7 CPU s, costliest 141 s; the same games, ends
+and turns as the 2026-11-30 run below.
+
 Recorded 2026-11-30, physics 0.4.x (quiet machine unless said):
 
 - ``--games 8 --matchups cautious,aggressive random,cautious`` (physics

@@ -70,14 +70,13 @@ awake leaner among 26 sleepers went from 2.4 to 1.6 us (bit-identical). Pair loo
 sleeper only against the awake bodies after it (``act``), in the order i < j,
 so sums stay bit-reproducible. Physics 0.4.1 (bench_physics.py, quiet): a
 leaner on a lone host, 2 506 steps, ~4.6 ms; the placements of a real
-standard game (``game_placements``), median ~180 ms, mean ~370 ms. A game's
+standard game (``game_placements``), median ~135 ms, mean ~300 ms. A game's
 cost is in its cascades: several bodies awake for seconds, each step
 recomputing the magnetic kernel of touching pairs that move against each
 other (~10-20 us a call; pairs that move as one piece reuse it, sim.forces)
 and their rim contacts; in a crowded world with 13 awake discs a step costs
-~70 us when no pair needs the kernel and ~730 us when all do. A 0.2 ms step
-halves the steps but leaves stacked discs jittering (golden stacks never
-settle).
+~70 us when no pair needs the kernel and ~730 us when all do. Longer steps
+and shorter sleep times were measured and rejected (sim.params, SLEEP).
 """
 
 import numpy as np
