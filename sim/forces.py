@@ -54,8 +54,10 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, va
                 reuse_pos, reuse_axis, reuse_far, reuse_rel):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
     frame) unless the stored one is still good; False (nothing) beyond ``far``.
-    (The step loop's own loops do the same inline: ``_pair_within``,
-    ``_reused``, ``_recompute``.)"""
+    The step's pair loops (``magnetic_movers``, ``magnetic_on``) spell these
+    three lines out instead of calling it: numba leaves it a call even with
+    ``inline="always"`` (measured: 0.53 vs 1.19 us for one awake leaner among
+    26 sleepers)."""
     within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
     if not within:
         return False
@@ -99,12 +101,7 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
         return False
     # near: the pose of j in i's body frame, so a pair moving as one piece
     # (a tower tilting, a chain rolling) keeps its result, rotated along
-    l0 = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
-    l1 = rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2
-    l2 = rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2
-    m0 = rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2]
-    m1 = rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2]
-    m2 = rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2]
+    l0, l1, l2, m0, m1, m2 = _body_pose(i, j, d0, d1, d2, axis, rot)
     dp = (l0 - key[i, j, 0]) ** 2 + (l1 - key[i, j, 1]) ** 2 + (l2 - key[i, j, 2]) ** 2
     db = (m0 - key[i, j, 3]) ** 2 + (m1 - key[i, j, 4]) ** 2 + (m2 - key[i, j, 5]) ** 2
     if dp >= reuse_pos * reuse_pos or db >= reuse_axis * reuse_axis:
@@ -115,6 +112,17 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
                                       + rot[i, r, 1] * key[i, j, 7 + 3 * v]
                                       + rot[i, r, 2] * key[i, j, 8 + 3 * v])
     return True
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def _body_pose(i, j, d0, d1, d2, axis, rot):
+    """A near pair's key: c_j - c_i (= d) and j's axis in i's body frame."""
+    return (rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2,
+            rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2,
+            rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2,
+            rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2],
+            rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2],
+            rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2])
 
 
 @njit(cache=True, fastmath=False)
@@ -130,12 +138,9 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cach
             key[i, j, 6 + c] = axis[j, c]
         valid[i, j] = WORLD_KEY
         return
-    key[i, j, 0] = rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2
-    key[i, j, 1] = rot[i, 0, 1] * d0 + rot[i, 1, 1] * d1 + rot[i, 2, 1] * d2
-    key[i, j, 2] = rot[i, 0, 2] * d0 + rot[i, 1, 2] * d1 + rot[i, 2, 2] * d2
-    key[i, j, 3] = rot[i, 0, 0] * axis[j, 0] + rot[i, 1, 0] * axis[j, 1] + rot[i, 2, 0] * axis[j, 2]
-    key[i, j, 4] = rot[i, 0, 1] * axis[j, 0] + rot[i, 1, 1] * axis[j, 1] + rot[i, 2, 1] * axis[j, 2]
-    key[i, j, 5] = rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2]
+    pose = _body_pose(i, j, d0, d1, d2, axis, rot)
+    for c in range(6):
+        key[i, j, c] = pose[c]
     for v in range(3):
         for c in range(3):
             key[i, j, 6 + 3 * v + c] = (rot[i, 0, c] * cache[i, j, 3 * v] + rot[i, 1, c] * cache[i, j, 3 * v + 1]

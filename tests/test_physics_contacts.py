@@ -7,7 +7,7 @@ contacts jitter (sim.integrate, ``in_rest_ball``).
 
 import numpy as np
 
-from sim.api import PhysicsParams, World, settle
+from sim.api import Intent, PhysicsParams, World, place_leaner, settle
 from sim.contacts import FACE_DOWN, FACE_UP, NO_FEATURE, SIDE, cylinder_sdf_entered
 from sim.integrate import in_rest_ball
 
@@ -131,8 +131,6 @@ def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():
     # freeze it there. Released around the balance (tilt 40-50 deg, base
     # 52-66 mm), it rests where it would with sleeping off, within 2 deg.
     # (sleep_time 0.02 s fails this: leaners froze 4-9 deg off.)
-    from sim.api import Intent, place_leaner
-
     def rest(base, tilt, sleep):
         w = World.new(PhysicsParams(sleep=sleep, settle_budget_s=3.0))
         host = w.add_flat(0.0, 0.0, 1)
