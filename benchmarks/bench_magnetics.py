@@ -4,7 +4,9 @@ Poses are drawn from a seeded generator: random axes, centre offsets at a
 magnet gap (edge-to-edge for side-by-side-like directions) in each class:
 near (< 1 diameter apart at the surfaces, including the fine, medium and coarse
 tiers), mid (1-4 diameters) and far (> 10 diameters, point dipoles).  Each
-class is timed inside a numba loop after a warm-up, best of several repeats.
+class is timed inside a numba loop after a warm-up, best of several repeats,
+with the source field read from its table (what the physics uses) and in
+closed form at every point (``field_table=False``).
 
 Run: ``.venv/bin/python benchmarks/bench_magnetics.py``
 """
@@ -17,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from sim.magnetics import pair_force_torque
+from sim.magnetics_table import field_table, no_table
 
 RADIUS = 0.0125
 THICKNESS = 0.004
@@ -68,34 +71,39 @@ def _poses(kind, rng):
 
 
 @njit  # not cached: numba does not see changes in the kernel's modules
-def _run(ci, ni, cj, nj, repeats, out):
+def _run(ci, ni, cj, nj, repeats, table, out):
     total = 0.0
     for _ in range(repeats):
         for k in range(ci.shape[0]):
-            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.0125, 0.004, 0.39, 0.39, out)
+            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.0125, 0.004, 0.39, 0.39, table, out)
             total += out[0]
     return total
 
 
 def measure(repeats=5, min_seconds=0.3) -> dict:
-    """Pair evaluations per second (and µs per pair) for each class, best of `repeats`."""
+    """Pair evaluations per second (and µs per pair) for each class, best of
+    `repeats`; ``<class> closed form``: the same poses without the table."""
     rng = np.random.default_rng(SEED)
     out = np.empty(9)
     result = {}
+    table = field_table(RADIUS, 0.5 * THICKNESS)
+    runs = []
     for kind in CLASSES:
-        ci, ni, cj, nj = _poses(kind, rng)
-        _run(ci, ni, cj, nj, 1, out)       # warm-up (compilation)
+        poses = _poses(kind, rng)
+        runs += [(kind, poses, table), (f"{kind} closed form", poses, no_table())]
+    for kind, (ci, ni, cj, nj), table in runs:
+        _run(ci, ni, cj, nj, 1, table, out)       # warm-up (compilation)
         loops = 1
         while True:
             t0 = time.process_time()
-            _run(ci, ni, cj, nj, loops, out)
+            _run(ci, ni, cj, nj, loops, table, out)
             if time.process_time() - t0 >= min_seconds / repeats:
                 break
             loops *= 2
         best = np.inf
         for _ in range(repeats):
             t0 = time.process_time()
-            _run(ci, ni, cj, nj, loops, out)
+            _run(ci, ni, cj, nj, loops, table, out)
             best = min(best, (time.process_time() - t0) / (loops * N_POSES))
         result[kind] = {"pairs_per_second": 1.0 / best, "us_per_pair": best * 1e6}
     return result
@@ -103,4 +111,4 @@ def measure(repeats=5, min_seconds=0.3) -> dict:
 
 if __name__ == "__main__":
     for kind, row in measure().items():
-        print(f"{kind:13s} {row['pairs_per_second']:>12,.0f} pairs/s  {row['us_per_pair']:8.3f} µs/pair")
+        print(f"{kind:25s} {row['pairs_per_second']:>12,.0f} pairs/s  {row['us_per_pair']:8.3f} µs/pair")

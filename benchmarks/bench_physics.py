@@ -45,6 +45,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim.api import Intent, World, nominal_intent, place_leaner  # noqa: E402
 from sim.magnetics import pair_force_torque  # noqa: E402
+from sim.magnetics_table import field_table  # noqa: E402
 from sim.scenes import free_azimuth, midgame_world  # noqa: E402
 
 FIRST_EPISODE = """
@@ -77,10 +78,10 @@ def time_episodes(world, intent, repeat):
 
 
 @njit(cache=True)
-def _pairs(ci, ni, cj, nj, reps, out):
+def _pairs(ci, ni, cj, nj, reps, table, out):
     for _ in range(reps):
         for k in range(ci.shape[0]):
-            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.013, 0.004, 0.48, 0.48, out)
+            pair_force_torque(ci[k], ni[k], cj[k], nj[k], 0.013, 0.004, 0.48, 0.48, table, out)
 
 
 def pair_rate(distance, reps=200):
@@ -94,9 +95,10 @@ def pair_rate(distance, reps=200):
     d = rng.normal(size=(n, 3))
     cj = distance * d / np.linalg.norm(d, axis=1)[:, None]
     out = np.zeros(9)
-    _pairs(ci, ni, cj, nj, 1, out)
+    table = field_table(0.013, 0.002)
+    _pairs(ci, ni, cj, nj, 1, table, out)
     t = time.perf_counter()
-    _pairs(ci, ni, cj, nj, reps, out)
+    _pairs(ci, ni, cj, nj, reps, table, out)
     return n * reps / (time.perf_counter() - t)
 
 

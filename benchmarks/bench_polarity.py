@@ -41,6 +41,15 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-12-01 on another machine of the same kind (AMD Zen 3, ~1.5x
+slower): ``--games 8 --matchups cautious,aggressive`` with physics 0.4.1 (the
+code of the run below) played other games than that run: 80.5 turns a game,
+4 red_touched and 4 stack_empty, 0.014 games/s/core, median game 71 CPU s,
+costliest 275 s; float results differ between CPUs and games are chaotic.
+With physics 0.5.0 (field table) the same command was stopped after 50 CPU
+minutes without its summary: per-game cost is heavy-tailed, so physics
+versions are compared on replayed placements (sim/integrate.py docstring).
+
 Recorded 2026-12-01, physics 0.4.1 with the inline magnetic pair tests
 (bit-identical): ``--games 8 --matchups cautious,aggressive``: 0.032
 games/s/core, median game 10.7 CPU s, costliest 141 s; the same games, ends

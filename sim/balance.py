@@ -31,7 +31,7 @@ _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cu
 
 
 @njit(cache=True, fastmath=False)
-def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, out9):
+def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field, out9):
     """Tip torque (N m, positive raises) of a leaner of colour ``up`` at the pose."""
     a, h, m, g = P[_RADIUS], P[_THICK], P[_MASS], P[_G]
     ux, uy = np.cos(azimuth), np.sin(azimuth)
@@ -54,7 +54,7 @@ def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, cham
         d2 = (c[0] - pos[j, 0]) ** 2 + (c[1] - pos[j, 1]) ** 2 + (c[2] - pos[j, 2]) ** 2
         if d2 >= far2:
             continue
-        pair_force_torque(pos[j], axis[j], c, nrm, P[_MR], P[_MT], br[j], P[_BR], out9)
+        pair_force_torque(pos[j], axis[j], c, nrm, P[_MR], P[_MT], br[j], P[_BR], field, out9)
         f0 += out9[0]
         f1 += out9[1]
         f2 += out9[2]
@@ -68,7 +68,7 @@ def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, cham
 
 
 @njit(cache=True, fastmath=False)
-def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P):
+def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, field):
     """Grid of base distances, their tip torques, and the zero crossings
     (outermost first) as (base distance, stable in tilt)."""
     a = P[_RADIUS]
@@ -78,7 +78,7 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P):
     k_n = grid.shape[0]
     torques = np.empty(k_n)
     for k in range(k_n):
-        torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, out9)
+        torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, field, out9)
     xs = np.empty(k_n)
     stable = np.empty(k_n, np.bool_)
     count = 0
@@ -89,13 +89,13 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P):
         lo, hi = grid[k], grid[k + 1]
         for _ in range(30):
             mid = 0.5 * (lo + hi)
-            if (tip_torque(pos, axis, br, live, host, azimuth, mid, tilt, up, chamfer, P, out9) > 0) == (torques[k] > 0):
+            if (tip_torque(pos, axis, br, live, host, azimuth, mid, tilt, up, chamfer, P, field, out9) > 0) == (torques[k] > 0):
                 lo = mid
             else:
                 hi = mid
         bd = 0.5 * (lo + hi)
-        slope = (tip_torque(pos, axis, br, live, host, azimuth, bd, tilt + step, up, chamfer, P, out9)
-                 - tip_torque(pos, axis, br, live, host, azimuth, bd, tilt - step, up, chamfer, P, out9))
+        slope = (tip_torque(pos, axis, br, live, host, azimuth, bd, tilt + step, up, chamfer, P, field, out9)
+                 - tip_torque(pos, axis, br, live, host, azimuth, bd, tilt - step, up, chamfer, P, field, out9))
         xs[count] = bd
         stable[count] = slope < 0
         count += 1
@@ -140,7 +140,7 @@ def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
             if t not in found:
                 found[t] = balance_scan(world.pos, axis, world.br, world.live, int(host),
                                         float(azimuth), float(t), int(up), float(top),
-                                        float(p.chamfer), world.P)
+                                        float(p.chamfer), world.P, world.field)
             grid, torques, xs, stable = found[t]
             if fallback is None:
                 fallback = Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up)

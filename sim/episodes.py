@@ -147,7 +147,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     if refresh:
         rot = world_rotations(world)
         refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake, p.magnet_radius,
-                     p.magnet_thickness, p.far_cutoff, world.fref)
+                     p.magnet_thickness, world.field, p.far_cutoff, world.fref)
     spec = setup(world)
     initial = world.touching()
     for i in spec.get("placed", ()):            # a placed tower's own discs: not new
@@ -163,7 +163,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     max_steps = int(round((run_time + p.settle_budget_s) / p.dt))
     code, steps, body_steps = run(world.pos, world.quat, world.vel, world.omega, world.live, world.awake,
                       world.still, world.br, world.mat_spring, world.disc_spring,
-                      world.disc_partner, world.disc_feature, world.fref, world.P, world.rim, hand, hand_t,
+                      world.disc_partner, world.disc_feature, world.fref, world.P, world.field, world.rim, hand, hand_t,
                       spec.get("hand_p", NO_PATH_P), spec.get("push_r", 0.0),
                       spec.get("push_t", NO_PATH_T), spec.get("push_p", NO_PATH_P),
                       max_steps, touched, maxdisp, in_hand, _stop_red(world))

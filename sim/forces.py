@@ -9,8 +9,8 @@ and the held disc, move nobody); a sleeper's own force is read only by the
 wake check (``magnetic_on``). Pairs are visited in the fixed order i < j, so sums
 are bit-reproducible.
 
-Pair cache: the kernel costs ~10-20 us for discs in contact (its finest
-tiers), and discs in contact barely move relative to each other. Each pair
+Pair cache: the kernel costs ~3-11 us for discs in contact (its finest
+tiers, the source field read from its table; 10-35 us in closed form), and discs in contact barely move relative to each other. Each pair
 i < j keeps its last result ``cache [n, n, 9]`` and, in ``key [n, n, 15]``,
 the pose it was computed at. Near pairs (centres closer than ``reuse_far``)
 key the pose in i's body frame (R_i^T (c_j - c_i), R_i^T n_j) and keep the
@@ -50,7 +50,7 @@ def new_cache(n: int):
 
 
 @njit(cache=True, fastmath=False)
-def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, valid,
+def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, key, valid,
                 reuse_pos, reuse_axis, reuse_far, reuse_rel):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
     frame) unless the stored one is still good; False (nothing) beyond ``far``.
@@ -63,8 +63,8 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, far, cache, key, va
         return False
     if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
                    reuse_far, reuse_rel):
-        _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache, key, valid,
-                   reuse_far)
+        _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
+                   valid, reuse_far)
     return True
 
 
@@ -126,10 +126,10 @@ def _body_pose(i, j, d0, d1, d2, axis, rot):
 
 
 @njit(cache=True, fastmath=False)
-def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache, key, valid,
-               reuse_far):
+def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
+               valid, reuse_far):
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
-    pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j],
+    pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j], table,
                       cache[i, j])
     if dd >= reuse_far * reuse_far:
         key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
@@ -149,20 +149,20 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cach
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque,
+def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
     sleeper moves nobody, so it is skipped). Allocates its work list; the
     step loop calls ``magnetic_movers`` with its own."""
     movers = np.empty(pos.shape[0], np.int64)
-    magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque, cache,
-                    key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
+    magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, force, torque, cache,
-                    key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
+def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
     instead of every body (O(awake x n), not O(n^2), per step)."""
@@ -185,8 +185,8 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, for
                 continue
             if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
                            reuse_axis, reuse_far, reuse_rel):
-                _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache,
-                           key, valid, reuse_far)
+                _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
+                           cache, key, valid, reuse_far)
             for k in range(3):
                 force[j, k] += cache[i, j, k]
                 force[i, k] -= cache[i, j, k]
@@ -195,8 +195,8 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, far, for
 
 
 @njit(cache=True, fastmath=False)
-def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache, key, valid,
-                reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
+def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache, key,
+                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
     """Total magnetic force and torque on body i from every live body."""
     for k in range(6):
         out6[k] = 0.0
@@ -209,8 +209,8 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache
             continue
         if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
                        reuse_axis, reuse_far, reuse_rel):
-            _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, cache,
-                       key, valid, reuse_far)
+            _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
+                       cache, key, valid, reuse_far)
         for k in range(3):
             if i == hi:
                 out6[k] += cache[lo, hi, k]
@@ -221,7 +221,7 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache
 
 
 @njit(cache=True, fastmath=False)
-def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, far, fref):
+def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far, fref):
     """Record the magnetic force/torque on every live sleeper as its reference."""
     n = pos.shape[0]
     cache = np.zeros((n, n, 9))
@@ -230,6 +230,6 @@ def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, far, fref):
     out6 = np.zeros(6)
     for i in range(n):
         if live[i] and not awake[i]:
-            magnetic_on(i, pos, axis, rot, br, live, radius, thickness, far, out6, cache, key,
-                        valid, 0.0, 0.0)
+            magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache,
+                        key, valid, 0.0, 0.0)
             fref[i, :] = out6

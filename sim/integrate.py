@@ -73,10 +73,16 @@ leaner on a lone host, 2 506 steps, ~4.6 ms; the placements of a real
 standard game (``game_placements``), median ~135 ms, mean ~300 ms. A game's
 cost is in its cascades: several bodies awake for seconds, each step
 recomputing the magnetic kernel of touching pairs that move against each
-other (~10-20 us a call; pairs that move as one piece reuse it, sim.forces)
-and their rim contacts; in a crowded world with 13 awake discs a step costs
-~70 us when no pair needs the kernel and ~730 us when all do. Longer steps
-and shorter sleep times were measured and rejected (sim.params, SLEEP).
+other (~10-20 us a call in closed form; pairs that move as one piece reuse
+it, sim.forces) and their rim contacts; in a crowded world with 13 awake
+discs a step costs ~70 us when no pair needs the kernel and ~730 us when all
+do (physics 0.4.1). Physics 0.5.0 reads the source field from a table
+(sim.magnetics_table): the kernel is 2.6-3.2x cheaper over random near poses
+and the 140 placements of two recorded standard games (cautious vs
+aggressive, seeds 11 and 12, replayed from the same worlds) cost 60 instead
+of 80 CPU s, 9.8 instead of 12.9 us a body step (2026-12-01, a quiet AMD
+Zen 3 machine). Longer steps and shorter sleep times were measured and
+rejected (sim.params, SLEEP).
 """
 
 import numpy as np
@@ -478,7 +484,7 @@ def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_part
 
 @njit(cache=True, fastmath=False)
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                   disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot, axis,
+                   disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot, axis,
                    wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
                    touched, cache, key, valid, scratch, act):
     """Geometry of awake bodies, then every force and torque on them (drag
@@ -498,7 +504,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_movers(pos, axis, rot, br, live, awake, P[_MR], P[_MT], P[_FAR], force, torque,
+    magnetic_movers(pos, axis, rot, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
@@ -547,7 +553,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 
 @njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
-        disc_partner, disc_feature, fref, P, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
+        disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand, stop_red):
     """Simulate until settled or max_steps; returns (status, steps, body
     steps: the sum over steps of awake bodies, the episode's cost unit)."""
@@ -651,7 +657,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             continue
         # 2. forces at t (again if they woke someone: a sleeper had none)
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                       disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot,
+                       disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot,
                        axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
                        feats, touched, cache, key, valid, scratch, act)
         woke = False
@@ -663,7 +669,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 woke = True
         if woke:
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                           disc_partner, disc_feature, P, rim, kin, pushing, sp, sv, push_r, rot,
+                           disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot,
                            axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
                            feats, touched, cache, key, valid, scratch, act)
             wake_next[:] = 0
@@ -712,8 +718,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 awake[i] = 0
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
-                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
+                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 fref[i, :] = out6
         if step % wake_every == 0:
             m = 0
@@ -732,8 +738,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                         break
                 if not close:
                     continue
-                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], far, out6, cache, key, valid,
-                            P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
+                magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
                 if (df > wake_f or dtq > wake_f * a) and not flat_holds(i, axis, out6, P):

@@ -6,8 +6,10 @@ Each magnet is a uniformly, axially magnetised cylinder (radius a, thickness
 2b, remanence Br), equivalent to two uniformly charged faces with surface
 magnetic charge ±Br/μ0 (North face +).  For a pair (i, j):
 
-- the *source* i's field is evaluated exactly (Derby & Olbert closed form with
-  Bulirsch's ``cel``, ``sim.magnetics_fields``);
+- the *source* i's field is the Derby & Olbert closed form (Bulirsch's
+  ``cel``, ``sim.magnetics_fields``), read from its table (``sim.magnetics_table``:
+  bilinear on a graded (rho, z) grid, within 0.1 % of the closed form outside
+  the magnet, ~4× cheaper per point) unless the table is empty;
 - the *target* j's two faces are sampled with an area-weighted polar rule
   (Gauss-Legendre in (rho/a)^2 × equal azimuths, azimuths measured from the
   direction towards i, so mirror-symmetric poses stay mirror-symmetric);
@@ -57,18 +59,18 @@ the blends mix two rules: the work of force and torque around a closed loop of
 poses is ~0.5-2 % of the gross work for a 45° pair 1.5-2.5 mm apart, ~1e-4 at
 4-5 mm and negligible beyond.
 
-Cost per pair, one core (``benchmarks/bench_magnetics.py``, process time on a
-loaded machine): gap 0.5-1.5 mm ~20 µs, 2-7 mm ~10 µs, mixed below one
-diameter ~6 µs, multipole ~0.5 µs, dipole ~0.06 µs; at a = 13 mm a tower
-pair (coaxial, 2 mm) ~18 µs, flat shells touching (4 mm) ~8 µs, a 45° leaner
-3 mm off its host ~14 µs.  ~100 ns per sample
-(two ``cel_pair`` calls); the shells keep real magnets ≥ ~2 mm apart.
+Cost per pair, one core (``benchmarks/bench_magnetics.py``, random poses,
+quiet, 2026-12-01), with the field table / in closed form: gap 0.5-1.5 mm
+10.7 / 34 µs, 2-7 mm 5.4 / 15 µs, mixed below one diameter 3.4 / 9.1 µs,
+multipole ~0.8 µs, dipole ~0.2 µs.  Per sample ~25 ns from the table, ~100-150
+ns in closed form (two ``cel_pair`` calls); the shells keep real magnets
+≥ ~2 mm apart.
 
 Units: metres, tesla, newtons, newton-metres.  Arrays: centres and axes
 float64[3]; ``out`` float64[9] = F_on_j, T_on_i (about c_i), T_on_j (about c_j).
 Inside the kernels vectors are 3-tuples (``sim.magnetics_vec``).
 Deterministic: fixed summation order, no fastmath.  Not meaningful for
-overlapping magnets (fields inside a magnet are μ0·H, not B).
+overlapping magnets.
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ import math
 import numpy as np
 from numba import njit
 
-from sim.magnetics_fields import cylinder_field_at, multipole_field_at, multipole_moments
+from sim.magnetics_fields import multipole_field_at, multipole_moments
+from sim.magnetics_table import field_at, field_table, no_table
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
 
 MU0 = 4e-7 * math.pi
@@ -221,10 +224,11 @@ def _balanced(ci, cj, f, tj):
 
 
 @njit(cache=True)
-def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, exact):
+def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, full, table):
     """i's field on j's sampled face charges: (F_on_j, T_on_i, T_on_j).
 
-    exact: i's field in closed form; else its l = 1, 3, 5 multipoles."""
+    full: i's full field (its ``table``, or the closed form where the table
+    is empty or does not reach); else its l = 1, 3, 5 multipoles."""
     e, f = _target_frame(ci, ni, cj, nj)
     q1, q3, q5 = multipole_moments(a, b, br_i)
     face_charge = br_j / MU0 * math.pi * a * a
@@ -236,8 +240,8 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, exact):
             rho = a * rule[k, 0]
             r = axpy(rho * rule[k, 1], e, axpy(rho * rule[k, 2], f, face))
             p = add(cj, r)
-            if exact:
-                field = cylinder_field_at(p, ci, ni, a, b, br_i)
+            if full:
+                field = field_at(p, ci, ni, a, b, br_i, table)
             else:
                 field = multipole_field_at(p, ci, ni, q1, q3, q5)
             g = scale(sign * face_charge * rule[k, 3], field)
@@ -279,66 +283,70 @@ def _near_rule(k):
 
 
 @njit(cache=True)
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j):
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
     g = _edge_gap(ci, ni, cj, nj, a, b) / a
     k = 0
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
-    dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True)
+    dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, table)
     if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
         return dense
-    sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True)
+    sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True, table)
     return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
 
 
 @njit(cache=True)
-def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
-    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False)
+def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
+    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False, table)
 
 
 @njit(cache=True)
-def _pair(ci, ni, cj, nj, a, b, br_i, br_j):
+def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """The tier chosen by centre distance (see the module docstring)."""
     d = norm(sub(cj, ci)) / (2.0 * a)
     if d >= DIPOLE_DISTANCE[1]:
         return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
     if d >= DIPOLE_DISTANCE[0]:
         return _blend(_smoothstep(d, DIPOLE_DISTANCE[0], DIPOLE_DISTANCE[1]),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table),
                       _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
     if d >= MULTIPOLE_DISTANCE[1]:
-        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
+        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table)
     if d >= MULTIPOLE_DISTANCE[0]:
         return _blend(_smoothstep(d, MULTIPOLE_DISTANCE[0], MULTIPOLE_DISTANCE[1]),
-                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
-    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j)
+                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table))
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table)
 
 
 @njit(cache=True)
-def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, out):
+def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out):
     """Magnetic interaction of magnet i on magnet j (and back).
 
     ci, cj: float64[3] magnet centres (m); ni, nj: float64[3] unit axes pointing
     to the North face; radius, thickness: magnet cylinder radius and thickness
     (m), the same for all discs; br_i, br_j: remanence (T) of each (>= 0; a sign
-    flip of the axis is a flip of polarity); out: float64[9] written with
+    flip of the axis is a flip of polarity); table: the source field table
+    (``sim.magnetics_table.field_table(radius, thickness / 2)``, or
+    ``no_table()`` for the closed form everywhere); out: float64[9] written with
     F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m.
     Force on i is -F_on_j exactly."""
-    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j)
+    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table)
     for v in range(3):
         for k in range(3):
             out[3 * v + k] = result[v][k]
 
 
-def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j):
-    """Convenience for tests: (F_on_j, T_on_i, T_on_j) as three float64[3] arrays."""
+def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j, exact=False):
+    """Convenience for tests: (F_on_j, T_on_i, T_on_j) as three float64[3]
+    arrays; the source field from its table, or in closed form if ``exact``."""
     out = np.empty(9)
+    table = no_table() if exact else field_table(float(radius), 0.5 * float(thickness))
     pair_force_torque(
         np.asarray(ci, dtype=np.float64), np.asarray(ni, dtype=np.float64),
         np.asarray(cj, dtype=np.float64), np.asarray(nj, dtype=np.float64),
-        float(radius), float(thickness), float(br_i), float(br_j), out,
+        float(radius), float(thickness), float(br_i), float(br_j), table, out,
     )
     return out[0:3].copy(), out[3:6].copy(), out[6:9].copy()

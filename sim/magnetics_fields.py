@@ -19,7 +19,8 @@ thickness b (m), remanence br (T).  Fields are in tesla.
 
 Points exactly on a rim edge are a logarithmic singularity; the modulus is
 clamped there (the plastic shells keep magnets apart, so it is never met).
-Inside the source magnet these functions return μ0·H, not B.
+Inside the source magnet they return the equivalent solenoid's B (B_z jumps
+by Br across the side surface); nothing reads them there.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from sim.elliptic import cel_pair
 from sim.magnetics_vec import axpy, dot, norm, scale, sub, vec
 
 _KC_MIN = 1e-12          # clamp of the complementary modulus at a rim edge
-_RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
+RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
 _INV_4PI = 1.0 / (4.0 * math.pi)
 
 
@@ -67,7 +68,7 @@ def cylinder_field_at(p, c, n, a, b, br):
     r = axpy(-z, n, d)
     rho = norm(r)
     b_rho, b_z = cylinder_field_local(rho, z, a, b, br)
-    s = b_rho / rho if rho > _RHO_AXIS else 0.0
+    s = b_rho / rho if rho > RHO_AXIS else 0.0
     return axpy(s, r, scale(b_z, n))
 
 

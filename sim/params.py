@@ -124,6 +124,7 @@ class PhysicsParams(BaseModel):
     hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
     coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
+    field_table: bool = Field(True, description="read a source magnet's near field from its table (sim.magnetics_table); False: closed form at every point")
     far_cutoff: float = Field(0.20, description="magnetic pairs beyond this centre distance are ignored, m")
     reuse_pos: float = Field(2e-6, description="magnetic pair result reused below this relative move, m")
     reuse_axis: float = Field(1e-4, description="... and below this change of each axis (unit vectors)")

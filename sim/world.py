@@ -10,6 +10,9 @@ row with ``live = 0``):
     disc_feature [n, 3N] int8  surface each point entered its partner by (sim.contacts)
     fref [n, 6]  magnetic force and torque when the body fell asleep
 
+``field`` is the magnets' field table (sim.magnetics_table), built once per
+process and shared by every world and copy.
+
 Towers are separate bodies stacked face to face (their fields add, so a
 tower pulls harder); nothing is merged. Bodies created outside an episode
 (``add_flat``, ``add_tower``) are placed at rest and asleep. ``copy()`` is a
@@ -22,6 +25,7 @@ import numpy as np
 
 from sim.bodies import quat_from_normal, rim_points
 from sim.events import BodyInfo
+from sim.magnetics_table import field_table, no_table
 from sim.params import PhysicsParams
 from sim.state import TOUCH_TOL, classify, pairs_of, touching_matrix
 
@@ -34,6 +38,8 @@ class World:
         self.params = params
         self.stop_on_red_contact = False     # episodes end at the first touch of a red disc
         self.P = params.pack()
+        self.field = (field_table(params.magnet_radius, 0.5 * params.magnet_thickness)
+                      if params.field_table else no_table())
         self.rim = rim_points(params.radius, params.thickness, params.rim_points, params.chamfer)
         npts = self.rim.shape[0]
         self.pos = np.zeros((0, 3))
@@ -109,7 +115,7 @@ class World:
 
     def copy(self) -> "World":
         other = World.__new__(World)
-        other.params, other.P, other.rim = self.params, self.P, self.rim
+        other.params, other.P, other.field, other.rim = self.params, self.P, self.field, self.rim
         other.stop_on_red_contact = self.stop_on_red_contact
         for name in _ARRAYS:
             setattr(other, name, getattr(self, name).copy())

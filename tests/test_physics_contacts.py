@@ -100,16 +100,18 @@ def test_near_pair_moved_as_one_piece_reuses_its_result_rotated_along():
     from sim.magnetics import pair_force_torque
 
     p = PhysicsParams()
+    table = World.new(p).field
     pos = np.array([[0.0, 0.0, 0.003], [0.0005, 0.0, 0.009]])     # a slightly offset tower pair
     rot = np.array([np.eye(3), Rotation.from_rotvec([0.02, 0.0, 0.0]).as_matrix()])
     cache, key, valid = new_cache(2)
 
     def cached(pos, rot):
         axis = np.ascontiguousarray(rot[:, :, 2])
-        pair_cached(0, 1, pos, axis, rot, np.full(2, p.br), p.magnet_radius, p.magnet_thickness,
+        pair_cached(0, 1, pos, axis, rot, np.full(2, p.br), p.magnet_radius, p.magnet_thickness, table,
                     p.far_cutoff, cache, key, valid, p.reuse_pos, p.reuse_axis, p.reuse_far, p.reuse_rel)
         fresh = np.zeros(9)
-        pair_force_torque(pos[0], axis[0], pos[1], axis[1], p.magnet_radius, p.magnet_thickness, p.br, p.br, fresh)
+        pair_force_torque(pos[0], axis[0], pos[1], axis[1], p.magnet_radius, p.magnet_thickness, p.br, p.br, table,
+                          fresh)
         return cache[0, 1].copy(), fresh
 
     first, fresh = cached(pos, rot)
