@@ -90,3 +90,14 @@ def test_episode_stops_at_the_first_red_touch_when_the_world_asks_for_it():
     assert stopped.status == "red_contact" and stopped.red_contacts == [stopped.action]
     assert stopped.steps < full.steps
     assert World.new().copy().stop_on_red_contact is False
+
+
+def test_api_worlds_share_one_field_table_and_field_table_false_keeps_the_closed_form():
+    w = World.new()
+    assert w.copy().field is w.field and w.field[6].shape[0] > 0
+    exact = World.new(PhysicsParams(field_table=False))
+    assert exact.field[6].shape[0] == 0          # every lookup takes the closed form
+    host, exact_host = w.add_flat(0.0, 0.0, 1), exact.add_flat(0.0, 0.0, 1)
+    tabled, closed = nominal_intent(w, host, 0.0), nominal_intent(exact, exact_host, 0.0)
+    assert tabled.base_distance != closed.base_distance            # really another path
+    assert abs(tabled.base_distance - closed.base_distance) < 1e-4  # the same balance point
