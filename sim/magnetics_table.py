@@ -22,16 +22,15 @@ significant (win rate -4.5 pts [-9.7, +0.8], p_Holm 0.96; game length 16.7
 Grid (design note): the field is smooth except at the two rim edges
 (rho = a, z = ±b), where it diverges like log(distance), and across the
 side surface (rho = a, |z| < b), where B_z jumps by Br (the closed form is
-the equivalent solenoid's B). Nodes are graded
-geometrically away from rho = a and from |z| = b (x = x0 ± w sinh(u), equal
-steps du in u), so a cell's size grows with its distance r from the edge
+the equivalent solenoid's B). Nodes are graded geometrically away from
+rho = a and from |z| = b (x = x0 ± w sinh(u), equal steps du in u), so a cell's size grows with its distance r from the edge
 lines, h ≈ du·max(w, r), and the bilinear error, ~ (h/r)^2 / 8 of the local
 field scale, stays ~du^2 (far out, where B falls as r^-3, ~1.5 du^2)
 (tests/test_physics_magnetics.py checks the table against the exact field).
 A node column sits exactly on the side surface and holds the field just
-outside it, so no cell outside the magnet straddles the jump. Points beyond the table (rho or |z| beyond
-``extent``·a) and tables built empty (``field_table=False``) take the exact
-closed form.
+outside it, so no cell outside the magnet straddles the jump. Points beyond
+the table (rho or |z| beyond ``EXTENT``·a) and empty tables (``no_table()``,
+``PhysicsParams.field_table=False``) take the closed form.
 
 Lookup in O(1): each axis has a bucket map (buckets no wider than its
 smallest cell) from a coordinate to the cell it starts in; at most one node
@@ -41,8 +40,9 @@ A table is a tuple (rho_nodes, rho_inv, rho_bucket, z_nodes, z_inv, z_bucket,
 values, shape): nodes float64[k], inverse cell widths float64[k-1], bucket
 maps int32[m], values float64[k_rho, k_z, 2] (B_rho, B_z at Br = 1 T), shape
 float64[4] = (a, b, 1 / bucket width rho, 1 / bucket width z) (a division
-costs several multiplications). Deterministic: built
-from the closed form with fixed arithmetic, the same on every machine.
+costs several multiplications). Deterministic: built from the closed form
+with fixed arithmetic and the C library's sinh (numpy's array sinh may take
+CPU-specific vector code); 3.9 MB for the default magnet, ~50 ms to fill.
 """
 
 from __future__ import annotations
@@ -66,7 +66,8 @@ def _graded_axis(x0: float, top: float, w: float) -> np.ndarray:
     def side(length):
         u_max = math.asinh(length / w)
         n = max(1, math.ceil(u_max / STEP_U))
-        return w * np.sinh(np.linspace(0.0, u_max, n + 1)) * (length / (w * math.sinh(u_max)))
+        steps = np.array([math.sinh(u) for u in np.linspace(0.0, u_max, n + 1)])
+        return w * steps * (length / (w * math.sinh(u_max)))
     below = x0 - side(x0)[::-1] if x0 > 0 else np.array([0.0])
     above = x0 + side(top - x0)
     nodes = np.concatenate([below[:-1], above])
