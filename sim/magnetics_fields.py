@@ -33,7 +33,7 @@ from sim.elliptic import cel_pair
 from sim.magnetics_vec import axpy, dot, norm, scale, sub, vec
 
 _KC_MIN = 1e-12          # clamp of the complementary modulus at a rim edge
-RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
+_RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
 _INV_4PI = 1.0 / (4.0 * math.pi)
 
 
@@ -60,16 +60,28 @@ def cylinder_field_local(rho, z, a, b, br):
     return b_rho, b_z
 
 
-@njit(cache=True)
-def cylinder_field_at(p, c, n, a, b, br):
-    """Exact B (T) at world point p of the magnet (c, n); 3-tuples in and out."""
+@njit(cache=True, inline="always")
+def to_cylindrical(p, c, n):
+    """World point p in the frame of the magnet (c, n): (radial vector r, rho = |r|, z)."""
     d = sub(p, c)
     z = dot(d, n)
     r = axpy(-z, n, d)
-    rho = norm(r)
-    b_rho, b_z = cylinder_field_local(rho, z, a, b, br)
-    s = b_rho / rho if rho > RHO_AXIS else 0.0
+    return r, norm(r), z
+
+
+@njit(cache=True, inline="always")
+def from_cylindrical(b_rho, b_z, r, rho, n):
+    """The world vector of field components (b_rho, b_z) at the point of ``to_cylindrical``."""
+    s = b_rho / rho if rho > _RHO_AXIS else 0.0
     return axpy(s, r, scale(b_z, n))
+
+
+@njit(cache=True)
+def cylinder_field_at(p, c, n, a, b, br):
+    """Exact B (T) at world point p of the magnet (c, n); 3-tuples in and out."""
+    r, rho, z = to_cylindrical(p, c, n)
+    b_rho, b_z = cylinder_field_local(rho, z, a, b, br)
+    return from_cylindrical(b_rho, b_z, r, rho, n)
 
 
 @njit(cache=True)

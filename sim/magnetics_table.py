@@ -53,8 +53,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from sim.magnetics_fields import RHO_AXIS, cylinder_field_local
-from sim.magnetics_vec import axpy, dot, norm, scale, sub
+from sim.magnetics_fields import cylinder_field_local, from_cylindrical, to_cylindrical
 
 STEP_U = 0.02          # grading step: cell size / distance from the edge lines
 GRADING_WIDTH = 0.02   # w, in units of a: cells never narrower than STEP_U·w·a
@@ -161,10 +160,6 @@ def field_local(rho, z, a, b, br, table):
 def field_at(p, c, n, a, b, br, table):
     """B (T) at world point p of the magnet (c, n, a, b, br); 3-tuples in and
     out (``sim.magnetics_fields.cylinder_field_at`` read from the table)."""
-    d = sub(p, c)
-    z = dot(d, n)
-    r = axpy(-z, n, d)
-    rho = norm(r)
+    r, rho, z = to_cylindrical(p, c, n)
     b_rho, b_z = field_local(rho, z, a, b, br, table)
-    s = b_rho / rho if rho > RHO_AXIS else 0.0
-    return axpy(s, r, scale(b_z, n))
+    return from_cylindrical(b_rho, b_z, r, rho, n)
