@@ -1,0 +1,341 @@
+"""Elementary functions that give the same bits on every machine.
+
+Why: a game of Polarity is chaotic — one last-bit difference in a hand's noise
+or a rim point grows into another game. IEEE 754 fixes +, -, *, / and sqrt to
+the bit, but not sin, cos, exp, log or pow: the C library picks an
+implementation by CPU at load time (glibc runs FMA builds of them where the
+CPU has FMA: measured here, a standard short game came out different with
+``GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA``), numpy's array sin/cos/exp
+run SIMD code chosen by CPU (AVX-512 paths on some machines only), other
+systems ship other libraries, and numpy's normal generator calls the C
+library's exp and log. Numba itself compiles + - * / without fusing them
+(measured: ``NUMBA_CPU_NAME=generic`` plays the same games bit for bit).
+
+So everything that decides an outcome (sim, rules) computes its elementary
+functions here, from + - * / and sqrt alone: Cody-Waite argument reduction
+and Taylor polynomials long enough for about 1 ulp on the reduced range. They
+are numba functions with fixed signatures, callable from numba code and from
+Python (a call from Python costs ~0.2 us); ``hypot`` and ``norm`` are plain
+Python (+ * and sqrt). Accuracy against the C library is
+tested (``tests/test_detmath.py``); so is the point of the module: games
+played with the C library's FMA code switched off, and with numpy's SIMD
+dispatch switched off, are bit-identical to the default.
+
+Domain: arguments met in the simulation (angles of at most a few thousand
+radians; exp of -700..700; positive arguments of log and pow). Outside it the
+results stay deterministic but lose accuracy.
+
+``normals(rng, n)`` draws standard normal deviates from a numpy generator's
+uniform doubles (Box-Muller), replacing ``Generator.normal``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal, getcontext
+
+import numpy as np
+from numba import njit
+
+getcontext().prec = 60
+_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494")
+_LN2 = Decimal("0.693147180559945309417232121458176568075500134360255254120680")
+
+
+def _split(value: Decimal, keep_bits: int) -> tuple[float, float, float]:
+    """value = hi + mid + lo with hi and mid of ``keep_bits`` significant bits,
+    so k * hi and k * mid are exact for |k| < 2**(53 - keep_bits)."""
+    parts = []
+    rest = value
+    for _ in range(2):
+        m, e = math.frexp(float(rest))
+        part = math.ldexp(math.floor(math.ldexp(m, keep_bits)), e - keep_bits)
+        parts.append(part)
+        rest = rest - Decimal(part)
+    parts.append(float(rest))
+    return parts[0], parts[1], parts[2]
+
+
+_PIO2_1, _PIO2_2, _PIO2_3 = _split(_PI / 2, 33)
+_LN2_HI, _LN2_LO, _ = _split(_LN2, 32)
+_LN2_LO = float(_LN2 - Decimal(_LN2_HI))
+_TWO_OVER_PI = float(2 / _PI)
+_INV_LN2 = float(1 / _LN2)
+PI = float(_PI)
+_PI_LO = float(_PI - Decimal(PI))
+_HALF_PI = float(_PI / 2)
+_HALF_PI_LO = float(_PI / 2 - Decimal(_HALF_PI))
+_SQRT_HALF = math.sqrt(0.5)
+
+# Taylor coefficients: sin r = r (1 + r^2 S(r^2)), cos r = 1 + r^2 C(r^2)
+# on |r| <= pi/4 (terms to r^17 and r^20: the next ones < 2^-62 there)
+_S = tuple((-1.0) ** (k + 1) / math.factorial(2 * k + 3) for k in range(8))
+_C = tuple((-1.0) ** (k + 1) / math.factorial(2 * k + 2) for k in range(10))
+# exp r = sum r^k / k! on |r| <= ln2/2 (to r^14)
+_E = tuple(1.0 / math.factorial(k) for k in range(15))
+# atan t = t - t^3/3 + ... on |t| <= tan(pi/16) (to t^23)
+_A = tuple((-1.0) ** k / (2 * k + 1) for k in range(12))
+# log m = 2 s (1 + s^2/3 + s^4/5 + ...), s = (m-1)/(m+1), |s| <= 0.1716 (to s^23)
+_L = tuple(1.0 / (2 * k + 1) for k in range(12))
+
+_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7 = _S
+_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9 = _C
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13, _E14 = _E
+_A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8, _A9, _A10, _A11 = _A
+_L0, _L1, _L2, _L3, _L4, _L5, _L6, _L7, _L8, _L9, _L10, _L11 = _L
+
+
+@njit("float64(float64)", cache=True, inline="always")
+def _sin_poly(r):
+    z = r * r
+    p = _S7
+    p = p * z + _S6
+    p = p * z + _S5
+    p = p * z + _S4
+    p = p * z + _S3
+    p = p * z + _S2
+    p = p * z + _S1
+    p = p * z + _S0
+    return r + r * (z * p)
+
+
+@njit("float64(float64)", cache=True, inline="always")
+def _cos_poly(r):
+    z = r * r
+    p = _C9
+    p = p * z + _C8
+    p = p * z + _C7
+    p = p * z + _C6
+    p = p * z + _C5
+    p = p * z + _C4
+    p = p * z + _C3
+    p = p * z + _C2
+    p = p * z + _C1
+    p = p * z + _C0
+    return 1.0 + z * p
+
+
+@njit("UniTuple(float64, 2)(float64)", cache=True, inline="always")
+def sincos(x):
+    """(sin x, cos x)."""
+    k = math.floor(x * _TWO_OVER_PI + 0.5)
+    r = ((x - k * _PIO2_1) - k * _PIO2_2) - k * _PIO2_3
+    s, c = _sin_poly(r), _cos_poly(r)
+    q = int(k) & 3
+    if q == 0:
+        return s, c
+    if q == 1:
+        return c, -s
+    if q == 2:
+        return -s, -c
+    return -c, s
+
+
+@njit("float64(float64)", cache=True)
+def sin(x):
+    return sincos(x)[0]
+
+
+@njit("float64(float64)", cache=True)
+def cos(x):
+    return sincos(x)[1]
+
+
+@njit("float64(float64)", cache=True)
+def tan(x):
+    s, c = sincos(x)
+    return s / c
+
+
+@njit("float64(float64)", cache=True, inline="always")
+def _atan_unit(t):
+    """atan t for 0 <= t <= 1: two half-angle steps bring t below tan(pi/16)."""
+    t = t / (1.0 + math.sqrt(1.0 + t * t))
+    t = t / (1.0 + math.sqrt(1.0 + t * t))
+    z = t * t
+    p = _A11
+    p = p * z + _A10
+    p = p * z + _A9
+    p = p * z + _A8
+    p = p * z + _A7
+    p = p * z + _A6
+    p = p * z + _A5
+    p = p * z + _A4
+    p = p * z + _A3
+    p = p * z + _A2
+    p = p * z + _A1
+    return 4.0 * (t + t * (z * p))
+
+
+@njit("float64(float64, float64)", cache=True)
+def atan2(y, x):
+    """The angle of (x, y) in (-pi, pi], with the C library's signs for zeros."""
+    ay, ax = abs(y), abs(x)
+    if ax == 0.0 and ay == 0.0:
+        a = 0.0 if x >= 0.0 and math.copysign(1.0, x) > 0 else PI
+    elif ay <= ax:
+        a = _atan_unit(ay / ax)
+        if x < 0.0:
+            a = (PI - a) + _PI_LO
+    else:
+        a = (_HALF_PI - _atan_unit(ax / ay)) + _HALF_PI_LO
+        if x < 0.0:
+            a = (PI - a) + _PI_LO
+    return math.copysign(a, y)
+
+
+@njit("float64(float64)", cache=True)
+def atan(x):
+    return atan2(x, 1.0)
+
+
+@njit("float64(float64)", cache=True)
+def acos(x):
+    """arccos on [-1, 1] (arguments outside are clamped)."""
+    x = min(1.0, max(-1.0, x))
+    return atan2(math.sqrt((1.0 - x) * (1.0 + x)), x)
+
+
+@njit("float64(float64)", cache=True)
+def exp(x):
+    if x > 709.78:
+        return math.inf
+    if x < -745.2:
+        return 0.0
+    k = math.floor(x * _INV_LN2 + 0.5)
+    r = (x - k * _LN2_HI) - k * _LN2_LO
+    p = _E14
+    p = p * r + _E13
+    p = p * r + _E12
+    p = p * r + _E11
+    p = p * r + _E10
+    p = p * r + _E9
+    p = p * r + _E8
+    p = p * r + _E7
+    p = p * r + _E6
+    p = p * r + _E5
+    p = p * r + _E4
+    p = p * r + _E3
+    p = p * r + _E2
+    p = p * r + _E1
+    p = p * r + _E0
+    return math.ldexp(p, int(k))
+
+
+@njit("float64(float64)", cache=True)
+def log(x):
+    """Natural logarithm of x > 0 (nan below 0, -inf at 0)."""
+    if x <= 0.0:
+        return -math.inf if x == 0.0 else math.nan
+    if math.isinf(x):
+        return x
+    m, e = math.frexp(x)
+    if m < _SQRT_HALF:
+        m *= 2.0
+        e -= 1
+    s = (m - 1.0) / (m + 1.0)
+    z = s * s
+    p = _L11
+    p = p * z + _L10
+    p = p * z + _L9
+    p = p * z + _L8
+    p = p * z + _L7
+    p = p * z + _L6
+    p = p * z + _L5
+    p = p * z + _L4
+    p = p * z + _L3
+    p = p * z + _L2
+    p = p * z + _L1
+    return e * _LN2_HI + (e * _LN2_LO + 2.0 * (s + s * (z * p)))
+
+
+@njit("float64(float64, float64)", cache=True)
+def pow(x, y):  # noqa: A001 - the name of the function it replaces
+    """x ** y for x > 0 (exp(y log x): relative error ~ |y log x| ulp)."""
+    if y == 0.0:
+        return 1.0
+    return exp(y * log(x))
+
+
+@njit("float64(float64)", cache=True)
+def sinh(x):
+    ax = abs(x)
+    if ax < 0.5:
+        z = x * x  # x + x^3/3! + ... + x^15/15!: next term < 2^-60 x
+        p = 1.0 / 1307674368000.0
+        p = p * z + 1.0 / 6227020800.0
+        p = p * z + 1.0 / 39916800.0
+        p = p * z + 1.0 / 362880.0
+        p = p * z + 1.0 / 5040.0
+        p = p * z + 1.0 / 120.0
+        p = p * z + 1.0 / 6.0
+        return x + x * (z * p)
+    e = exp(ax)
+    return math.copysign(0.5 * (e - 1.0 / e), x)
+
+
+@njit("float64(float64)", cache=True)
+def asinh(x):
+    ax = abs(x)
+    return math.copysign(log(ax + math.sqrt(ax * ax + 1.0)), x)
+
+
+def hypot(x, y) -> float:
+    """sqrt(x^2 + y^2) in plain arithmetic (lengths in metres never overflow)."""
+    x, y = float(x), float(y)
+    return math.sqrt(x * x + y * y)
+
+
+def norm(v) -> float:
+    """Euclidean length of a short vector, summed in order (``np.linalg.norm``
+    goes through BLAS, whose kernels are chosen by CPU)."""
+    total = 0.0
+    for c in v:
+        total += float(c) * float(c)
+    return math.sqrt(total)
+
+
+def cos_array(x) -> np.ndarray:
+    return np.array([cos(float(v)) for v in np.asarray(x, np.float64).ravel()]).reshape(np.shape(x))
+
+
+def sin_array(x) -> np.ndarray:
+    return np.array([sin(float(v)) for v in np.asarray(x, np.float64).ravel()]).reshape(np.shape(x))
+
+
+def normals(rng: np.random.Generator, n: int | None = None):
+    """Standard normal deviates from ``rng``'s uniform doubles (Box-Muller):
+    a float for ``n=None``, else an array of n. Uses ``2 * ceil(n / 2)``
+    uniforms."""
+    count = 1 if n is None else n
+    u = rng.random(2 * ((count + 1) // 2))
+    out = np.empty(len(u))
+    for k in range(0, len(u), 2):
+        r = math.sqrt(-2.0 * log(1.0 - u[k]))  # 1 - u in (0, 1]
+        s, c = sincos(2.0 * PI * u[k + 1])
+        out[k], out[k + 1] = r * c, r * s
+    return float(out[0]) if n is None else out[:count]
+
+
+def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes (ascending) and weights of the n-point Gauss-Legendre rule on
+    [-1, 1], by Newton's method on the Legendre recurrence (numpy's
+    ``leggauss`` solves an eigenproblem through LAPACK, CPU-chosen kernels)."""
+    nodes, weights = np.empty(n), np.empty(n)
+    for i in range(n):
+        x = cos(PI * (i + 0.75) / (n + 0.5))
+        for _ in range(100):
+            p0, p1 = 1.0, x
+            for k in range(2, n + 1):
+                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+            dp = n * (x * p1 - p0) / (x * x - 1.0) if n > 1 else 1.0
+            step = p1 / dp
+            x -= step
+            if abs(step) < 1e-15:  # quadratic convergence: x is now exact to rounding
+                break
+        p0, p1 = 1.0, x
+        for k in range(2, n + 1):
+            p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+        dp = n * (x * p1 - p0) / (x * x - 1.0) if n > 1 else 1.0
+        nodes[n - 1 - i], weights[n - 1 - i] = x, 2.0 / ((1.0 - x * x) * dp * dp)
+    return nodes, weights
