@@ -21,7 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
+from sim.detmath import sincos, tan
 from sim.events import Intent
 from sim.magnetics import pair_force_torque
 from sim.params import IDX
@@ -34,8 +36,8 @@ _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cu
 def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field, out9):
     """Tip torque (N m, positive raises) of a leaner of colour ``up`` at the pose."""
     a, h, m, g = P[_RADIUS], P[_THICK], P[_MASS], P[_G]
-    ux, uy = np.cos(azimuth), np.sin(azimuth)
-    st, ct = np.sin(tilt), np.cos(tilt)
+    uy, ux = sincos(azimuth)
+    st, ct = sincos(tilt)
     sign = 1.0 if up >= 0 else -1.0
     nup = np.array([st * ux, st * uy, ct])
     lean = (a - chamfer)
@@ -73,7 +75,7 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, 
     (outermost first) as (base distance, stable in tilt)."""
     a = P[_RADIUS]
     out9 = np.zeros(9)
-    clear = a + top / np.tan(tilt) + 1e-3       # lower face clears the host's top edge
+    clear = a + top / tan(tilt) + 1e-3       # lower face clears the host's top edge
     grid = clear + np.arange(0.0, 6.0 * a, 1e-3)
     k_n = grid.shape[0]
     torques = np.empty(k_n)
@@ -128,7 +130,7 @@ def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params
     stack = [i for i in np.nonzero(world.live)[0]
-             if np.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
+             if dm.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
     top = max(world.pos[i, 2] for i in stack) + 0.5 * p.thickness
     axis = world_axes(world)
     tilts = [tilt + np.radians(d) for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0,

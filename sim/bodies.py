@@ -20,10 +20,12 @@ matrices are stored.
 import numpy as np
 from numba import njit
 
+from sim.detmath import cos_array, norm, sin_array, sincos
+
 
 def rim_points(radius: float, thickness: float, n: int, chamfer: float) -> np.ndarray:
     ang = 2.0 * np.pi * (np.arange(n) + 0.5) / n
-    ring = np.stack([radius * np.cos(ang), radius * np.sin(ang), np.zeros(n)], axis=1)
+    ring = np.stack([radius * cos_array(ang), radius * sin_array(ang), np.zeros(n)], axis=1)
     top, bottom = ring * (1.0 - chamfer / radius), ring * (1.0 - chamfer / radius)
     top[:, 2] = thickness / 2
     bottom[:, 2] = -thickness / 2
@@ -51,8 +53,9 @@ def quat_rotate_step(q, omega, dt):
     if wn * dt < 1e-300:
         return
     half = 0.5 * wn * dt
-    s = np.sin(half) / wn
-    dw, dx, dy, dz = np.cos(half), omega[0] * s, omega[1] * s, omega[2] * s
+    sin_half, dw = sincos(half)
+    s = sin_half / wn
+    dx, dy, dz = omega[0] * s, omega[1] * s, omega[2] * s
     w, x, y, z = q[0], q[1], q[2], q[3]
     nw = dw * w - dx * x - dy * y - dz * z
     nx = dw * x + dx * w + dy * z - dz * y
@@ -65,17 +68,18 @@ def quat_rotate_step(q, omega, dt):
 def quat_from_normal(n, spin: float = 0.0) -> np.ndarray:
     """Unit quaternion turning local +z onto the unit vector n (then spin about n)."""
     n = np.asarray(n, dtype=np.float64)
-    n = n / np.linalg.norm(n)
+    n = n / norm(n)
     z = np.array([0.0, 0.0, 1.0])
-    c = float(np.dot(z, n))
+    c = float(n[2])
     if c < -1 + 1e-12:
         q = np.array([0.0, 1.0, 0.0, 0.0])
     else:
         axis = np.cross(z, n)
         q = np.array([1.0 + c, axis[0], axis[1], axis[2]])
-        q /= np.linalg.norm(q)
+        q /= norm(q)
     if spin:
-        s = np.array([np.cos(spin / 2), *(np.sin(spin / 2) * n)])
+        sin_half, cos_half = sincos(spin / 2)
+        s = np.array([cos_half, *(sin_half * n)])
         q = quat_mul(s, q)
     return q
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import detmath as dm
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.balance import nominal_intent, world_axes, world_rotations  # noqa: F401  (nominal_intent: re-exported by sim.api)
@@ -41,9 +42,11 @@ NO_IDS = np.zeros(0, np.int64)
 def leaner_pose(world: World, host: int, azimuth: float, base_distance: float, tilt: float):
     """(centre [3], shown-face normal [3], u [3]) of a leaner in contact with the mat."""
     p = world.params
-    u = np.array([np.cos(azimuth), np.sin(azimuth), 0.0])
-    n_up = np.sin(tilt) * u + np.array([0.0, 0.0, np.cos(tilt)])
-    rise = -np.cos(tilt) * u + np.array([0.0, 0.0, np.sin(tilt)])
+    sin_az, cos_az = dm.sincos(azimuth)
+    sin_tilt, cos_tilt = dm.sincos(tilt)
+    u = np.array([cos_az, sin_az, 0.0])
+    n_up = sin_tilt * u + np.array([0.0, 0.0, cos_tilt])
+    rise = -cos_tilt * u + np.array([0.0, 0.0, sin_tilt])
     base = np.array([world.pos[host, 0], world.pos[host, 1], 0.0]) + base_distance * u
     centre = base + (p.radius - p.chamfer) * rise + 0.5 * p.thickness * n_up
     return centre, n_up, u
@@ -68,7 +71,7 @@ def place_leaner(world: World, intent: Intent, owner: int = -1,
                                       intent.tilt)
         start = centre + approach_distance * u + np.array([0.0, 0.0, approach_height])
         i = w.add_body(start, n_up * (1.0 if intent.up >= 0 else -1.0), False, owner, awake=True)
-        t_move = float(np.linalg.norm(start - centre)) / p.approach_speed
+        t_move = float(dm.norm(start - centre)) / p.approach_speed
         hand_t = np.array([0.0, max(t_move, p.dt), max(t_move, p.dt) + p.hold_time])
         hand_p = np.array([start, centre, centre])
         return {"action": i, "hand": i, "hand_t": hand_t, "hand_p": hand_p}
@@ -89,18 +92,18 @@ def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
         if n[2] < 0:
             n = -n                                  # the face that looks up
         horiz = np.array([n[0], n[1], 0.0])
-        if np.linalg.norm(horiz) < 1e-9:
+        if dm.norm(horiz) < 1e-9:
             horiz = np.array([1.0, 0.0, 0.0])
-        horiz /= np.linalg.norm(horiz)
+        horiz /= dm.norm(horiz)
         rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
-        rise = rise / np.linalg.norm(rise) if np.linalg.norm(rise) > 1e-9 else np.zeros(3)
-        inward = -horiz if azimuth is None else np.array([np.cos(azimuth), np.sin(azimuth), 0.0])
+        rise = rise / dm.norm(rise) if dm.norm(rise) > 1e-9 else np.zeros(3)
+        inward = -horiz if azimuth is None else np.array([dm.cos(azimuth), dm.sin(azimuth), 0.0])
         centre = w.pos[leaner_id]
         base = centre - (p.radius - p.chamfer) * rise - 0.5 * p.thickness * n
         start = centre + (0.5 * p.thickness + pusher_radius + 2e-3) * n
         end = base + p.radius * inward
         end[2] = p.thickness + pusher_radius + 1e-3
-        t_move = float(np.linalg.norm(end - start)) / p.approach_speed
+        t_move = float(dm.norm(end - start)) / p.approach_speed
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([start, end])}
     return _episode(world, setup)
@@ -111,7 +114,7 @@ def sweep(world: World, start, end, pusher_radius: float = 0.004) -> Episode:
     to ``end`` (points [3], m) at ``approach_speed``, then is withdrawn."""
     def setup(w: World) -> dict:
         a, b = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
-        t_move = float(np.linalg.norm(b - a)) / w.params.approach_speed
+        t_move = float(dm.norm(b - a)) / w.params.approach_speed
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([a, b])}
     return _episode(world, setup)
@@ -216,5 +219,5 @@ def _in_hand_info(world, i) -> BodyInfo:
     n = normal_of(world.quat[i])
     x, y, z = (float(v) for v in world.pos[i])
     return BodyInfo(int(i), bool(world.red[i]), x, y, z, 1 if n[2] >= 0 else -1,
-                    float(np.arccos(min(1.0, abs(n[2])))), BodyState.IN_HAND, -1, -1,
+                    dm.acos(min(1.0, abs(float(n[2])))), BodyState.IN_HAND, -1, -1,
                     int(world.owner[i]))

@@ -90,6 +90,7 @@ from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import NO_FEATURE, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
+from sim.detmath import acos, pow
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.params import IDX
 
@@ -111,6 +112,17 @@ _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _HOLD_M, _COAST = IDX["hold_margin"], IDX["coast"]
 _BALL = IDX["rest_ball"]
+_COS_10_DEG = 0.984807753012208  # cos(10 deg)
+
+
+@njit(cache=True, fastmath=False, inline="always")
+def norm_gain(sp, pw):
+    """sp ** (2/p - 1), the shared-stiffness gain; for the default p = 8
+    (sp ** -0.75) from square roots, which every machine rounds alike."""
+    if pw == 8.0:
+        r = np.sqrt(sp)
+        return 1.0 / (r * np.sqrt(r))
+    return pow(sp, 2.0 / pw - 1.0)
 
 
 @njit(cache=True, fastmath=False)
@@ -183,7 +195,7 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch):
             xp2 = power_m2(x, pw)
             sp += xp2 * x * x
             sw += xp2 * x
-    g = sp ** (2.0 / pw - 1.0)
+    g = norm_gain(sp, pw)
     for k in range(wp.shape[1]):
         p0, p1, p2 = wp[i, k, 0], wp[i, k, 1], wp[i, k, 2]
         if p2 < 0.0:
@@ -245,7 +257,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             xp2 = power_m2(x, pw)
             sp += xp2 * x * x
             sw += xp2 * x
-    g = sp ** (2.0 / pw - 1.0)
+    g = norm_gain(sp, pw)
     kn = P[_KD]
     meff = 0.5 * m if (dyn_i and dyn_j) else m
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
@@ -351,7 +363,7 @@ def flat_holds(i, axis, f6, P):
     on a disc), and the tipping torque about the rim below margin x N x
     radius. Such a disc cannot start to move by magnetism alone (a touch
     wakes it through its contacts), so the wake check lets it sleep on."""
-    if abs(axis[i, 2]) < np.cos(10.0 * np.pi / 180.0):
+    if abs(axis[i, 2]) < _COS_10_DEG:
         return False
     margin = P[_HOLD_M]
     normal = P[_MASS] * P[_G] - f6[2]
@@ -377,8 +389,7 @@ def in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, ball):
                  + (pos[i, 2] - anchor_pos[i, 2]) ** 2)
     dot = abs(quat[i, 0] * anchor_quat[i, 0] + quat[i, 1] * anchor_quat[i, 1]
               + quat[i, 2] * anchor_quat[i, 2] + quat[i, 3] * anchor_quat[i, 3])
-    turn = 2.0 * np.arccos(min(1.0, dot))
-    if dp + a * turn <= ball:
+    if dp <= ball and dp + a * 2.0 * acos(min(1.0, dot)) <= ball:  # the angle only when it can matter
         return True
     for c in range(3):
         anchor_pos[i, c] = pos[i, c]

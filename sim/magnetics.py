@@ -80,6 +80,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sim import detmath as dm
 from sim.magnetics_fields import multipole_field_at, multipole_moments
 from sim.magnetics_table import field_at, field_table, no_table
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
@@ -101,10 +102,10 @@ def face_rule(n_rho, n_phi):
 
     Gauss-Legendre in t = (rho/a)^2 (area-uniform) × n_phi equal azimuths at
     φ = (k + 1/2)·2π/n_phi, mirror-symmetric about φ = 0."""
-    t, wt = np.polynomial.legendre.leggauss(n_rho)
+    t, wt = dm.gauss_legendre(n_rho)
     rho = np.sqrt(0.5 * (t + 1.0))
     phi = (np.arange(n_phi) + 0.5) * 2.0 * np.pi / n_phi
-    rows = [(r, math.cos(p), math.sin(p), 0.5 * w / n_phi) for r, w in zip(rho, wt) for p in phi]
+    rows = [(r, dm.cos(p), dm.sin(p), 0.5 * w / n_phi) for r, w in zip(rho, wt) for p in phi]
     return np.array(rows, dtype=np.float64)
 
 
@@ -115,7 +116,7 @@ def centre_ring_rule(n_phi=6):
     r = math.sqrt(2.0 / 3.0)
     for k in range(n_phi):
         p = k * 2.0 * np.pi / n_phi
-        rows.append((r, math.cos(p), math.sin(p), 0.75 / n_phi))
+        rows.append((r, dm.cos(p), dm.sin(p), 0.75 / n_phi))
     return np.array(rows, dtype=np.float64)
 
 

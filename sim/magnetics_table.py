@@ -53,6 +53,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from sim import detmath as dm
 from sim.magnetics_fields import cylinder_field_local, from_cylindrical, to_cylindrical
 
 STEP_U = 0.02          # grading step: cell size / distance from the edge lines
@@ -63,10 +64,10 @@ EXTENT = 5.2           # the table covers rho, |z| up to EXTENT·a (near tier: c
 def _graded_axis(x0: float, top: float, w: float) -> np.ndarray:
     """Nodes on [0, top] with one at x0, graded geometrically away from it."""
     def side(length):
-        u_max = math.asinh(length / w)
+        u_max = dm.asinh(length / w)
         n = max(1, math.ceil(u_max / STEP_U))
-        steps = np.array([math.sinh(u) for u in np.linspace(0.0, u_max, n + 1)])
-        return w * steps * (length / (w * math.sinh(u_max)))
+        steps = np.array([dm.sinh(u) for u in np.linspace(0.0, u_max, n + 1)])
+        return w * steps * (length / (w * dm.sinh(u_max)))
     below = x0 - side(x0)[::-1] if x0 > 0 else np.array([0.0])
     above = x0 + side(top - x0)
     nodes = np.concatenate([below[:-1], above])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sim import detmath as dm
 from sim.episodes import (lay_flat, nominal_intent, place_leaner, place_tower, push_flat,
                           settle)
 from sim.events import Episode, Intent
@@ -37,8 +38,8 @@ def midgame_world(seed: int = 7, n_flat: int = 12, n_leaners: int = 3,
             break
         r = 0.195 * np.sqrt(rng.uniform(0.15, 1.0))
         a = rng.uniform(0, 2 * np.pi)
-        p = np.array([r * np.cos(a), r * np.sin(a)])
-        if min(np.linalg.norm(p - q) for q in spots) < spacing:
+        p = np.array([r * dm.cos(a), r * dm.sin(a)])
+        if min(dm.norm(p - q) for q in spots) < spacing:
             continue
         k = len(spots) - 1
         spots.append(p)
@@ -50,7 +51,7 @@ def midgame_world(seed: int = 7, n_flat: int = 12, n_leaners: int = 3,
     else:
         raise ValueError(f"cannot place {n_flat} foundations {spacing} m apart")
     for host in singles[:n_leaners]:
-        az = float(np.arctan2(w.pos[host, 1], w.pos[host, 0]))
+        az = dm.atan2(w.pos[host, 1], w.pos[host, 0])
         place_leaner(w, nominal_intent(w, host, az), owner=int(w.owner[host]))
     return w
 
@@ -60,9 +61,9 @@ def free_azimuth(world: World, host: int) -> float:
     best, best_gap = 0.0, -1.0
     others = [i for i in np.nonzero(world.live)[0] if i != host]
     for az in np.arange(36) * 10 * DEG:
-        probe = world.pos[host, :2] + 0.055 * np.array([np.cos(az), np.sin(az)])
-        gap = min(np.linalg.norm(world.pos[i, :2] - probe) for i in others)
-        if np.linalg.norm(probe) < 0.19 and gap > best_gap:
+        probe = world.pos[host, :2] + 0.055 * np.array([dm.cos(az), dm.sin(az)])
+        gap = min(dm.norm(world.pos[i, :2] - probe) for i in others)
+        if dm.norm(probe) < 0.19 and gap > best_gap:
             best, best_gap = float(az), gap
     return best
 

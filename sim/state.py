@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.contacts import cylinder_sdf
 from sim.events import BodyInfo, BodyState
@@ -73,13 +74,13 @@ def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
         cur = world.touching()
     live = np.nonzero(world.live)[0]
     normals = {int(i): normal_of(world.quat[i]) for i in live}
-    tilt = {i: float(np.arccos(min(1.0, abs(nv[2])))) for i, nv in normals.items()}
+    tilt = {i: dm.acos(min(1.0, abs(float(nv[2])))) for i, nv in normals.items()}
     flat = {i for i in tilt if tilt[i] < FLAT_TILT}
     stacked_with: dict[int, list[int]] = {i: [] for i in flat}
     for i in flat:
         for j in flat:
             if j != i and cur[i, j]:
-                dxy = np.hypot(*(world.pos[i, :2] - world.pos[j, :2]))
+                dxy = dm.hypot(*(world.pos[i, :2] - world.pos[j, :2]))
                 if dxy < a and abs(world.pos[i, 2] - world.pos[j, 2]) > 0.5 * h:
                     stacked_with[i].append(j)
     infos = []
@@ -87,7 +88,7 @@ def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
         x, y, z = (float(v) for v in world.pos[i])
         up = 1 if normals[i][2] >= 0 else -1
         tower, leaning_on = -1, -1
-        if np.hypot(x, y) > p.circle_radius:
+        if dm.hypot(x, y) > p.circle_radius:
             state = BodyState.OUT
         elif i in flat:
             if stacked_with[i]:
@@ -116,7 +117,7 @@ def _bottom_of(i, stacked_with, pos) -> int:
 def _under_upper_rim(world, i, n, live) -> int:
     a = world.params.radius
     rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
-    norm = np.linalg.norm(rise)
+    norm = dm.norm(rise)
     if norm < 1e-9:
         return -1
     top = world.pos[i] + a * rise / norm
@@ -124,7 +125,7 @@ def _under_upper_rim(world, i, n, live) -> int:
     for j in (int(k) for k in live):
         if j == i or world.pos[j, 2] > top[2]:
             continue
-        d = float(np.hypot(*(world.pos[j, :2] - top[:2])))
+        d = float(dm.hypot(*(world.pos[j, :2] - top[:2])))
         if d < best_d:
             best, best_d = j, d
     return best

@@ -1,8 +1,13 @@
 """Newton's third law to rounding; energy drift < 1 % over one simulated
-second with friction and damping off (magnetic pair in free flight, and a
-disc bouncing on the mat)."""
+second with friction and damping off: met by a magnetic pair in free flight
+and by the loop work; not met by a disc clattering on the mat (strict xfail
+with the measured spread: penalty contacts at dt = 0.1 ms), whose energy
+stays within 5 % at every sample."""
+
+from functools import lru_cache
 
 import numpy as np
+import pytest
 from scipy.integrate import quad
 
 from sim.api import PhysicsParams, World, settle
@@ -119,15 +124,14 @@ def _mat_potential(w):
     return 0.5 * p.k_contact * (depth ** p.contact_norm).sum() ** (2.0 / p.contact_norm)
 
 
-def test_energy_drift_below_one_percent_disc_bouncing_on_the_mat():
-    """A disc dropped flat from 1 mm clatters on the mat for 1 s (penalty
-    contact: the spring energy counts), sampled every 5 ms. Drift = change of
-    the mean energy from the first to the last 0.1 s (the step's velocities
-    lag half a step, so single samples scatter by ~1 % during impacts)."""
+def _bouncing_disc_energies(extra_height: float) -> tuple[float, list[float], int]:
+    """A disc dropped flat from 1 mm (+ ``extra_height``) clatters on the mat
+    for 1 s (penalty contact: the spring energy counts), sampled every 5 ms:
+    (initial energy, samples, samples in contact)."""
     params = PhysicsParams(settle_budget_s=0.005, **CONSERVATIVE)
     w = World.new(params)
     hh = 0.5 * params.thickness
-    w.add_body((0.0, 0.0, hh + 0.001), (0.0, 0.0, 1.0), awake=True)
+    w.add_body((0.0, 0.0, hh + 0.001 + extra_height), (0.0, 0.0, 1.0), awake=True)
 
     def energy():
         return (_kinetic(w) + params.mass * params.gravity * (w.pos[0, 2] - hh)
@@ -138,7 +142,29 @@ def test_energy_drift_below_one_percent_disc_bouncing_on_the_mat():
         settle(w)
         samples.append(energy())
         landings += _mat_potential(w) > 0
-    assert landings >= 5
-    drift = abs(np.mean(samples[-20:]) - np.mean(samples[:20]))
-    assert drift < 0.01 * e0
-    assert max(abs(e - e0) for e in samples) < 0.05 * e0
+    return e0, samples, landings
+
+
+@lru_cache(maxsize=1)
+def _eight_drops() -> list[tuple[float, list[float], int]]:
+    """Eight drops 0.1 um apart: chaos makes each another trajectory."""
+    return [_bouncing_disc_energies(k * 1e-7) for k in range(8)]
+
+
+def test_energy_of_a_disc_bouncing_on_the_mat_stays_within_five_percent():
+    for e0, samples, landings in _eight_drops():
+        assert landings >= 5
+        assert max(abs(e - e0) for e in samples) < 0.05 * e0
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "physics 0.6.0 does not meet it: the clatter is chaotic and each impact's "
+    "penalty-contact error adds up like a random walk; drops 0.1 um apart end "
+    "-3.7 % .. +1.4 % (0.5.0: -2.3 % .. +6.7 %; its one drop at +0 um passed "
+    "with 0.7 % by luck)"))
+def test_energy_drift_below_one_percent_disc_bouncing_on_the_mat():
+    """Drift = change of the mean energy from the first to the last 0.1 s
+    (the step's velocities lag half a step, so single samples scatter by ~1 %
+    during impacts), for each of the eight drops."""
+    drifts = [(np.mean(samples[-20:]) - np.mean(samples[:20])) / e0 for e0, samples, _ in _eight_drops()]
+    assert max(abs(d) for d in drifts) < 0.01, [round(100 * d, 2) for d in drifts]

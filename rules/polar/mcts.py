@@ -32,6 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sim.detmath import log
 from rules.polar.core import M_TO_MOVE, game_over, legal_moves, play, winner_colour
 from rules.polar.policies import PLAYOUT_GREEDY, greedy_move, random_move
 from rules.polar.rng import below
@@ -86,7 +87,7 @@ def _init_node(tree, node, parent, move, colour):
 @njit(cache=True)
 def _select_child(tree, node, c_explore):
     _, t_first, t_nchild, _, _, t_visits, t_value = tree
-    log_n = math.log(max(t_visits[node], 1))
+    log_n = log(float(max(t_visits[node], 1)))
     best = -1.0
     chosen = t_first[node]
     for ch in range(t_first[node], t_first[node] + t_nchild[node]):

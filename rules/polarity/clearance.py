@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 
+from sim import detmath as dm
 from sim.api import BodyInfo, BodyState
 
 LEANER_BASE = 0.056
@@ -72,18 +73,18 @@ def reach(body: BodyInfo, up: int, tower_size: int = 1) -> float:
     if body.state in TILTED:
         return REACH_LEANER
     base = REACH_ATTRACT if body.up != up else REACH_REPEL
-    return base * max(1, tower_size) ** 0.25
+    return base * math.sqrt(math.sqrt(max(1, tower_size)))
 
 
 def leaner_centre(host_xy, azimuth: float, base_distance: float = LEANER_BASE) -> tuple[float, float]:
     """Where a leaner's centre stands over the mat (metres)."""
     r = base_distance - LEANER_CENTRE_IN
-    return host_xy[0] + r * math.cos(azimuth), host_xy[1] + r * math.sin(azimuth)
+    return host_xy[0] + r * dm.cos(azimuth), host_xy[1] + r * dm.sin(azimuth)
 
 
 def hand_start(host_xy, azimuth: float, base_distance: float = LEANER_BASE) -> tuple[float, float]:
     r = base_distance - LEANER_CENTRE_IN + HAND_START
-    return host_xy[0] + r * math.cos(azimuth), host_xy[1] + r * math.sin(azimuth)
+    return host_xy[0] + r * dm.cos(azimuth), host_xy[1] + r * dm.sin(azimuth)
 
 
 def tower_sizes(bodies) -> dict[int, int]:
@@ -104,8 +105,8 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
     disc inside the reach lies near the red disc (a cascade, ``CHAIN_SLIDE``)."""
     cx, cy = leaner_centre((host.x, host.y), azimuth, base_distance)
     hx, hy = hand_start((host.x, host.y), azimuth, base_distance)
-    bx, by = host.x + base_distance * math.cos(azimuth), host.y + base_distance * math.sin(azimuth)
-    disc = circle_radius - math.hypot(bx, by) - 0.003
+    bx, by = host.x + base_distance * dm.cos(azimuth), host.y + base_distance * dm.sin(azimuth)
+    disc = circle_radius - dm.hypot(bx, by) - 0.003
     red = math.inf
     sizes = tower_sizes(bodies)
     stack = {host.id} | ({b.id for b in bodies if b.tower == host.tower} if host.tower >= 0 else set())
@@ -113,15 +114,15 @@ def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: floa
     for b in bodies:
         if b.id in stack or b.id in skip or b.state in (BodyState.OUT, BodyState.IN_HAND):
             continue
-        m = math.hypot(cx - b.x, cy - b.y) - reach(b, up, sizes.get(b.id, 1))
-        m = min(m, math.hypot(hx - b.x, hy - b.y) - REACH_HAND)
+        m = dm.hypot(cx - b.x, cy - b.y) - reach(b, up, sizes.get(b.id, 1))
+        m = min(m, dm.hypot(hx - b.x, hy - b.y) - REACH_HAND)
         if b.red:
             red = min(red, m)
             continue
         disc = min(disc, m)
         if m < 0:  # the leaner would disturb b: b must not reach the red disc when dragged
             for r in reds:
-                red = min(red, math.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
+                red = min(red, dm.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
     return disc, red
 
 
@@ -130,13 +131,13 @@ def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP, siz
     (``size``) put down at (x, y): centre distance less ``FOUNDATION_GAP`` (``REACH_LEANER``
     for a leaner, ``red_gap`` for the red disc), scaled by size^(1/4). A disc inside that
     reach which lies near the red disc lowers the red margin too (a cascade, ``CHAIN_SLIDE``)."""
-    scale = max(1, size) ** 0.25
+    scale = math.sqrt(math.sqrt(max(1, size)))
     disc, red = math.inf, math.inf
     reds = [b for b in bodies if b.red]
     for b in bodies:
         if b.state in (BodyState.OUT, BodyState.IN_HAND):
             continue
-        d = math.hypot(x - b.x, y - b.y)
+        d = dm.hypot(x - b.x, y - b.y)
         if b.red:
             red = min(red, d - red_gap * scale)
             continue
@@ -144,5 +145,5 @@ def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP, siz
         disc = min(disc, m)
         if m < 0:
             for r in reds:
-                red = min(red, math.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
+                red = min(red, dm.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
     return disc, red

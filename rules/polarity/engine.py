@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from sim import detmath as dm
+
 from rules.base import GameSpec
 from rules.seeds import stream
 from rules.polarity.ends import red_orientation, sudden_end, winner
@@ -53,17 +55,17 @@ class GameOver(Exception):
 
 def noisy_place(place: Place, host_xy, hand: np.random.Generator, p) -> tuple[float, float, float]:
     """The intent after hand noise: (azimuth, base_distance, tilt). Draws four normals."""
-    dx, dy, daz, dtilt = hand.normal(size=4)
-    bx = host_xy[0] + place.base_distance * math.cos(place.azimuth) + dx * p.noise_mm * MM
-    by = host_xy[1] + place.base_distance * math.sin(place.azimuth) + dy * p.noise_mm * MM
-    az = math.atan2(by - host_xy[1], bx - host_xy[0]) + daz * p.noise_deg * DEG
-    dist = math.hypot(bx - host_xy[0], by - host_xy[1])
+    dx, dy, daz, dtilt = dm.normals(hand, 4)
+    bx = host_xy[0] + place.base_distance * dm.cos(place.azimuth) + dx * p.noise_mm * MM
+    by = host_xy[1] + place.base_distance * dm.sin(place.azimuth) + dy * p.noise_mm * MM
+    az = dm.atan2(by - host_xy[1], bx - host_xy[0]) + daz * p.noise_deg * DEG
+    dist = dm.hypot(bx - host_xy[0], by - host_xy[1])
     tilt = min(max(place.tilt + dtilt * p.noise_deg * DEG, 0.05), math.pi / 2 - 0.05)
     return az % (2 * math.pi), dist, tilt
 
 
 def noisy_spot(x: float, y: float, hand: np.random.Generator, p) -> tuple[float, float]:
-    dx, dy = hand.normal(size=2)
+    dx, dy = dm.normals(hand, 2)
     return x + dx * p.noise_mm * MM, y + dy * p.noise_mm * MM
 
 
@@ -362,7 +364,7 @@ class Game:
 
     def convert(self, seat: int, c: Convert) -> None:
         """R7: push your leaner flat; it becomes a foundation and the turn ends."""
-        daz = self.hand[seat].normal() * self.pparams[seat].noise_deg * DEG
+        daz = dm.normals(self.hand[seat]) * self.pparams[seat].noise_deg * DEG
         before, contacts, ep = self.episode(self.sim.push_flat, c.leaner, c.azimuth + daz)
         res = self.resolve(ep, before, contacts, seat, {c.leaner})
         self.apply(seat, ep, res)

@@ -34,6 +34,8 @@ import math
 import numpy as np
 from pydantic import Field
 
+from sim import detmath as dm
+
 from rules.base import StrategyDef, StrategyParams
 from rules.polarity import clearance
 from rules.polarity.view import Convert, Place, View
@@ -85,8 +87,8 @@ def push_direction(view: View, leaner) -> float:
     host = by_id.get(leaner.leaning_on)
     if host is None:
         others = [b for b in view.discs() if b.id != leaner.id] or [view.red()]
-        host = min(others, key=lambda b: math.hypot(b.x - leaner.x, b.y - leaner.y))
-    return math.atan2(host.y - leaner.y, host.x - leaner.x) % TAU
+        host = min(others, key=lambda b: dm.hypot(b.x - leaner.x, b.y - leaner.y))
+    return dm.atan2(host.y - leaner.y, host.x - leaner.x) % TAU
 
 
 def fallback(view: View):
@@ -228,7 +230,7 @@ class AggressiveStrategy:
         targets = [b for b in view.discs() if b.up != view.up and b.id != c.host]
         targets += [view.red()] if view.red() is not None else []
         cx, cy = clearance.leaner_centre((host.x, host.y), c.azimuth, c.base_distance)
-        gaps = [math.hypot(cx - t.x, cy - t.y) - clearance.reach(t, view.up) for t in targets]
+        gaps = [dm.hypot(cx - t.x, cy - t.y) - clearance.reach(t, view.up) for t in targets]
         return min(abs(g - self.p.gap_mm * MM) for g in gaps) if gaps else 0.0
 
     def spot(self, view, rng):
@@ -237,7 +239,7 @@ class AggressiveStrategy:
         margins = {s: clearance.spot_margin(bodies, *s, red_gap=clearance.REACH_ATTRACT) for s in spots}
         safe = [s for s in spots if min(margins[s]) > self.p.min_gap_mm * MM] or spots
         targets = [b for b in bodies if b.up != view.up or b.red]
-        return min(safe, key=lambda s: min((math.hypot(s[0] - t.x, s[1] - t.y) for t in targets), default=0.0))
+        return min(safe, key=lambda s: min((dm.hypot(s[0] - t.x, s[1] - t.y) for t in targets), default=0.0))
 
     def setup_spot(self, view, rng):
         return self.spot(view, rng)
@@ -274,7 +276,7 @@ class ConverterStrategy(CautiousStrategy):
     def act(self, view, rng):
         leaners = view.leaners()
         if view.rules.allow_conversion and leaners and view.foundations() < self.p.target_foundations:
-            lean = max(leaners, key=lambda b: math.hypot(b.x, b.y))  # the outermost first
+            lean = max(leaners, key=lambda b: dm.hypot(b.x, b.y))  # the outermost first
             return Convert(lean.id, push_direction(view, lean))
         return super().act(view, rng)
 
@@ -295,7 +297,7 @@ class CapturerStrategy(CautiousStrategy):
         others = [b for b in view.discs() if b.id not in group.ids] + ([view.red()] if view.red() else [])
 
         def home(s) -> float:
-            d = min((math.hypot(s[0] - b.x, s[1] - b.y) for b in own), default=0.0)
+            d = min((dm.hypot(s[0] - b.x, s[1] - b.y) for b in own), default=0.0)
             disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT, size=len(group.ids))
             return min(disc, red_scaled(red, self.p.red_weight)) - max(0.0, d - self.p.home_mm * MM)
 

@@ -25,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from sim import detmath as dm
 from sim.api import BodyInfo, BodyState
 
 from rules.polarity import clearance
@@ -102,19 +103,19 @@ class View:
 
     def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
         """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""
-        ux, uy = math.cos(azimuth), math.sin(azimuth)
-        centre = base_distance - self.geo.disc_radius * math.cos(tilt)
+        ux, uy = dm.cos(azimuth), dm.sin(azimuth)
+        centre = base_distance - self.geo.disc_radius * dm.cos(tilt)
         return (host.x + base_distance * ux, host.y + base_distance * uy), (host.x + centre * ux, host.y + centre * uy)
 
     def clearance(self, points, skip: set[int] = frozenset(), red_weight: float = 1.0) -> float:
         """Smallest gap (metres) from any of ``points`` to a magnet's rim (red gaps divided by
         ``red_weight``) or to the circle's edge less a disc radius (a disc there would leave it)."""
-        best = min(self.geo.circle_radius - self.geo.disc_radius - math.hypot(px, py) for px, py in points)
+        best = min(self.geo.circle_radius - self.geo.disc_radius - dm.hypot(px, py) for px, py in points)
         for b in self.bodies:
             if b.id in skip or b.state == BodyState.OUT:
                 continue
             for px, py in points:
-                gap = math.hypot(px - b.x, py - b.y) - self.geo.disc_radius
+                gap = dm.hypot(px - b.x, py - b.y) - self.geo.disc_radius
                 best = min(best, gap / red_weight if b.red else gap)
         return best
 
@@ -124,7 +125,7 @@ class View:
 
     def legal_spot(self, x: float, y: float, margin: float = 0.001) -> bool:
         """R3: inside the circle and touching no disc (with a small margin)."""
-        inside = math.hypot(x, y) <= self.geo.circle_radius - self.geo.disc_radius
+        inside = dm.hypot(x, y) <= self.geo.circle_radius - self.geo.disc_radius
         return inside and self.rim_gap(x, y) > margin
 
     def sample_spots(self, rng: np.random.Generator, n: int) -> list[tuple[float, float]]:
@@ -132,5 +133,5 @@ class View:
         r_max = self.geo.circle_radius - self.geo.disc_radius
         r = r_max * np.sqrt(rng.random(n))
         th = rng.random(n) * 2 * math.pi
-        spots = [(float(a * math.cos(t)), float(a * math.sin(t))) for a, t in zip(r, th)]
+        spots = [(float(a * dm.cos(t)), float(a * dm.sin(t))) for a, t in zip(r, th)]
         return [s for s in spots if self.legal_spot(*s)]
