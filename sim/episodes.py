@@ -71,7 +71,7 @@ def place_leaner(world: World, intent: Intent, owner: int = -1,
                                       intent.tilt)
         start = centre + approach_distance * u + np.array([0.0, 0.0, approach_height])
         i = w.add_body(start, n_up * (1.0 if intent.up >= 0 else -1.0), False, owner, awake=True)
-        t_move = float(dm.norm(start - centre)) / p.approach_speed
+        t_move = dm.norm(start - centre) / p.approach_speed
         hand_t = np.array([0.0, max(t_move, p.dt), max(t_move, p.dt) + p.hold_time])
         hand_p = np.array([start, centre, centre])
         return {"action": i, "hand": i, "hand_t": hand_t, "hand_p": hand_p}
@@ -103,7 +103,7 @@ def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
         start = centre + (0.5 * p.thickness + pusher_radius + 2e-3) * n
         end = base + p.radius * inward
         end[2] = p.thickness + pusher_radius + 1e-3
-        t_move = float(dm.norm(end - start)) / p.approach_speed
+        t_move = dm.norm(end - start) / p.approach_speed
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([start, end])}
     return _episode(world, setup)
@@ -114,7 +114,7 @@ def sweep(world: World, start, end, pusher_radius: float = 0.004) -> Episode:
     to ``end`` (points [3], m) at ``approach_speed``, then is withdrawn."""
     def setup(w: World) -> dict:
         a, b = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
-        t_move = float(dm.norm(b - a)) / w.params.approach_speed
+        t_move = dm.norm(b - a) / w.params.approach_speed
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([a, b])}
     return _episode(world, setup)

@@ -6,14 +6,17 @@ from __future__ import annotations
 import math
 import os
 import platform
+import re
 import subprocess
 import sys
+from functools import lru_cache
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from sim import detmath as dm
+from sim.version import PHYSICS_VERSION
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RNG = np.random.default_rng(20261201)
@@ -110,7 +113,7 @@ with tempfile.TemporaryDirectory() as out:
     run_experiment(exp, out, workers=0)
     for table in ("games", "turns"):
         t = pq.read_table(glob.glob(f"{out}/*/{table}/*.parquet")[0])
-        for name in sorted(t.column_names):
+        for name in sorted(set(t.column_names) - {"package_version", "physics_version"}):
             digest.update(name.encode() + repr(t[name].to_pylist()).encode())
 print(digest.hexdigest())
 """
@@ -127,6 +130,11 @@ def _result(proc: subprocess.Popen) -> str:
     return out.strip()
 
 
+@lru_cache(maxsize=1)
+def _default_fingerprint() -> str:
+    return _result(_fingerprint())
+
+
 def _numpy_simd_levels() -> list[str]:
     from numpy._core import _multiarray_umath as umath  # numpy is pinned; its dispatch table
 
@@ -138,9 +146,51 @@ def test_games_do_not_depend_on_the_c_librarys_or_numpys_cpu_specific_code():
     """The same placements and game, bit for bit, with glibc's FMA/AVX2 builds of
     sin, cos, exp, log... switched off (what a machine without FMA runs) and with
     numpy's SIMD dispatch switched off (AVX-512 machines run other array sin/cos)."""
-    runs = {"default": _fingerprint(), "glibc_no_fma": _fingerprint(GLIBC_TUNABLES="glibc.cpu.hwcaps=-AVX2,-FMA")}
+    runs = {"glibc_no_fma": _fingerprint(GLIBC_TUNABLES="glibc.cpu.hwcaps=-AVX2,-FMA")}
     levels = _numpy_simd_levels()
     if levels:
         runs["numpy_baseline"] = _fingerprint(NPY_DISABLE_CPU_FEATURES=" ".join(levels))
-    prints = {name: _result(proc) for name, proc in runs.items()}
+    prints = {"default": _default_fingerprint(), **{name: _result(proc) for name, proc in runs.items()}}
     assert len(set(prints.values())) == 1, prints
+
+
+# What FINGERPRINT prints with this physics, recorded on an x86-64 AMD EPYC
+# (AVX2, FMA, no AVX-512), Debian glibc 2.36, 2026-12-01. Every machine that
+# runs the suite must print the same. Outcomes change with the physics
+# version: then re-record with `.venv/bin/python tests/test_detmath.py`.
+REFERENCE = {"physics_version": "0.6.0",
+             "fingerprint": "145f92c931953ad850a549a350d05028d841ebebf3b1efca555968fe3f579bf1"}
+
+
+def test_games_match_the_reference_fingerprint_of_this_physics_version():
+    assert PHYSICS_VERSION == REFERENCE["physics_version"], "physics version changed: re-record REFERENCE"
+    assert _default_fingerprint() == REFERENCE["fingerprint"]
+
+
+C_LIBRARY_MATH = re.compile(
+    r"\b(?:math|np|numpy)\.(?:sin|cos|tan|arcsin|arccos|arctan2?|asin|acos|atan2?|sinh|cosh|tanh|arcsinh|asinh|"
+    r"exp|expm1|exp2|log|log1p|log2|log10|pow|power|hypot|cbrt)\(|\.normal\(|linalg\.norm\(|leggauss\("
+)
+
+
+def test_outcome_code_takes_its_elementary_functions_from_detmath():
+    """sim/ and rules/ decide outcomes: a new math.cos or rng.normal there would
+    make games depend on the machine again (the fingerprint test only sees the
+    code paths it plays)."""
+    offenders = []
+    for package in ("sim", "rules"):
+        for folder, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                path = os.path.join(folder, name)
+                if not name.endswith(".py") or path.endswith(os.path.join("sim", "detmath.py")):
+                    continue
+                with open(path) as f:
+                    for number, line in enumerate(f, 1):
+                        code = line.split("#", 1)[0]
+                        if C_LIBRARY_MATH.search(code):
+                            offenders.append(f"{os.path.relpath(path, ROOT)}:{number}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
+
+
+if __name__ == "__main__":
+    print(_default_fingerprint())

@@ -347,7 +347,7 @@ class LookaheadStrategy(CautiousStrategy):
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p)) for _ in range(self.p.samples)]
-            values.append(float(np.mean(vals)))
+            values.append(math.fsum(vals) / len(vals))  # exactly rounded: no summation order to differ
         return pool[int(np.argmax(values))]
 
 
