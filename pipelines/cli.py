@@ -233,6 +233,22 @@ def strategies(game: OnlyGameOpt = None, fmt: FormatOpt = Format.table) -> None:
     print_tables({"strategies": rows}, fmt, out_console)
 
 
+@app.command()
+def selfcheck() -> None:
+    """Play three reference placements and a short game; check this machine gives the recorded bits.
+
+    Exit 0: runs made here reproduce anywhere else that passes; 1: this machine plays other games.
+
+    Example: polsim selfcheck
+    """
+    from pipelines.selfcheck import check
+
+    result = check()
+    if not result.matches:
+        fail(result.message(), code=1)
+    out_console.print(result.message(), highlight=False, markup=False, soft_wrap=True)
+
+
 def _register_more() -> None:
     from pipelines.commands import register_all
 

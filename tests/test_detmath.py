@@ -14,7 +14,10 @@ from functools import lru_cache
 import numpy as np
 import pytest
 from scipy import stats
+from typer.testing import CliRunner
 
+from pipelines import selfcheck
+from pipelines.cli import app
 from sim import detmath as dm
 from sim.version import PHYSICS_VERSION
 
@@ -91,32 +94,9 @@ def test_norm_and_hypot_are_plain_sums_of_squares():
     assert dm.hypot(3.0, 4.0) == 5.0
 
 
-# One placement next to a crowd and one short Polarity game, fingerprinted bit
-# for bit (every pose, every turn and game column).
-FINGERPRINT = """
-import glob, hashlib, sys, tempfile
-import numpy as np
-import pyarrow.parquet as pq
-from sim.api import World, nominal_intent, place_leaner
-from pipelines.runner import run_experiment
-from pipelines.spec import Cell, Experiment
-
-digest = hashlib.sha256()
-w = World.new()
-hosts = [w.add_flat(0.08 * k - 0.08, 0.02 * (k % 2), 1) for k in range(3)]
-for k, host in enumerate(hosts):
-    place_leaner(w, nominal_intent(w, host, 0.7 + 2.0 * k))
-digest.update(np.ascontiguousarray(w.pos).tobytes() + np.ascontiguousarray(w.quat).tobytes())
-exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1,
-                 cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3}),))
-with tempfile.TemporaryDirectory() as out:
-    run_experiment(exp, out, workers=0)
-    for table in ("games", "turns"):
-        t = pq.read_table(glob.glob(f"{out}/*/{table}/*.parquet")[0])
-        for name in sorted(set(t.column_names) - {"package_version", "physics_version"}):
-            digest.update(name.encode() + repr(t[name].to_pylist()).encode())
-print(digest.hexdigest())
-"""
+# pipelines.selfcheck's fingerprint: three leaner placements and a short
+# Polarity game, every pose and every turn and game column, bit for bit.
+FINGERPRINT = "from pipelines.selfcheck import fingerprint; print(fingerprint())"
 
 
 def _fingerprint(**env: str) -> subprocess.Popen:
@@ -154,17 +134,21 @@ def test_games_do_not_depend_on_the_c_librarys_or_numpys_cpu_specific_code():
     assert len(set(prints.values())) == 1, prints
 
 
-# What FINGERPRINT prints with this physics, recorded on an x86-64 AMD EPYC
-# (AVX2, FMA, no AVX-512), Debian glibc 2.36, 2026-12-01. Every machine that
-# runs the suite must print the same. Outcomes change with the physics
-# version: then re-record with `.venv/bin/python tests/test_detmath.py`.
-REFERENCE = {"physics_version": "0.6.0",
-             "fingerprint": "145f92c931953ad850a549a350d05028d841ebebf3b1efca555968fe3f579bf1"}
-
-
 def test_games_match_the_reference_fingerprint_of_this_physics_version():
-    assert PHYSICS_VERSION == REFERENCE["physics_version"], "physics version changed: re-record REFERENCE"
-    assert _default_fingerprint() == REFERENCE["fingerprint"]
+    """Every machine that runs the suite plays the games recorded on another."""
+    result = selfcheck.SelfCheck(PHYSICS_VERSION, _default_fingerprint(), selfcheck.REFERENCE)
+    assert result.comparable, result.message()
+    assert result.matches, result.message()
+
+
+def test_cli_selfcheck_passes_here_and_fails_with_exit_1_on_another_reference(monkeypatch):
+    ok = CliRunner().invoke(app, ["selfcheck"])
+    assert ok.exit_code == 0, ok.output
+    assert "bit for bit" in ok.output
+    monkeypatch.setattr(selfcheck, "REFERENCE", {**selfcheck.REFERENCE, "fingerprint": "0" * 64})
+    bad = CliRunner().invoke(app, ["selfcheck"])
+    assert bad.exit_code == 1
+    assert "other games than the reference" in bad.output and "0000000000000000" in bad.output
 
 
 C_LIBRARY_MATH = re.compile(
@@ -190,7 +174,3 @@ def test_outcome_code_takes_its_elementary_functions_from_detmath():
                         if C_LIBRARY_MATH.search(code):
                             offenders.append(f"{os.path.relpath(path, ROOT)}:{number}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
-
-
-if __name__ == "__main__":
-    print(_default_fingerprint())

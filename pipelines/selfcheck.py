@@ -1,0 +1,87 @@
+"""Does this machine play the reference games bit for bit?
+
+Games are the same on every machine (``sim.detmath``; README, "Same seed,
+same result"), as long as the code and the pinned packages are. ``fingerprint``
+plays three leaner placements and one short Polarity game in this process and
+digests every pose, turn and game column (not the version strings);
+``REFERENCE`` is what it printed on the machine that recorded it. A cluster
+node, a container image or a laptop that prints the same will reproduce any
+run. The suite checks it on every machine that runs it
+(``tests/test_detmath.py``); re-record when the physics version changes:
+``.venv/bin/python -m pipelines.selfcheck``.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+
+# recorded on an x86-64 AMD EPYC (AVX2, FMA, no AVX-512), Debian glibc 2.36, 2026-12-01
+REFERENCE = {"physics_version": "0.6.0",
+             "fingerprint": "145f92c931953ad850a549a350d05028d841ebebf3b1efca555968fe3f579bf1"}
+VERSION_COLUMNS = {"package_version", "physics_version"}
+
+
+@lru_cache(maxsize=1)
+def fingerprint() -> str:
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    from pipelines.runner import run_experiment
+    from pipelines.spec import Cell, Experiment
+    from sim.api import World, nominal_intent, place_leaner
+
+    digest = hashlib.sha256()
+    world = World.new()
+    hosts = [world.add_flat(0.08 * k - 0.08, 0.02 * (k % 2), 1) for k in range(3)]
+    for k, host in enumerate(hosts):
+        place_leaner(world, nominal_intent(world, host, 0.7 + 2.0 * k))
+    digest.update(np.ascontiguousarray(world.pos).tobytes() + np.ascontiguousarray(world.quat).tobytes())
+    exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1,
+                     cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3}),))
+    with tempfile.TemporaryDirectory() as out:
+        run_experiment(exp, out, workers=0)
+        for table in ("games", "turns"):
+            t = pq.read_table(glob.glob(f"{out}/*/{table}/*.parquet")[0])
+            for name in sorted(set(t.column_names) - VERSION_COLUMNS):
+                digest.update(name.encode() + repr(t[name].to_pylist()).encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    physics_version: str
+    fingerprint: str
+    reference: dict
+
+    @property
+    def comparable(self) -> bool:
+        return self.physics_version == self.reference["physics_version"]
+
+    @property
+    def matches(self) -> bool:
+        return self.comparable and self.fingerprint == self.reference["fingerprint"]
+
+    def message(self) -> str:
+        if not self.comparable:
+            return (f"the reference was recorded with physics {self.reference['physics_version']}, this code is "
+                    f"{self.physics_version}: re-record it (python -m pipelines.selfcheck)")
+        if self.matches:
+            return (f"this machine plays the reference games of physics {self.physics_version} bit for bit "
+                    f"(fingerprint {self.fingerprint[:16]})")
+        return (f"this machine plays other games than the reference (fingerprint {self.fingerprint[:16]}, "
+                f"reference {self.reference['fingerprint'][:16]}): its runs will not reproduce others'; "
+                "install this checkout's pinned package versions (pip install -e .)")
+
+
+def check(reference: dict | None = None) -> SelfCheck:
+    from sim.version import PHYSICS_VERSION
+
+    return SelfCheck(PHYSICS_VERSION, fingerprint(), reference or REFERENCE)
+
+
+if __name__ == "__main__":
+    print(fingerprint())
