@@ -73,46 +73,33 @@ _S = tuple((-1.0) ** (k + 1) / math.factorial(2 * k + 3) for k in range(8))
 _C = tuple((-1.0) ** (k + 1) / math.factorial(2 * k + 2) for k in range(10))
 # exp r = sum r^k / k! on |r| <= ln2/2 (to r^14)
 _E = tuple(1.0 / math.factorial(k) for k in range(15))
-# atan t = t - t^3/3 + ... on |t| <= tan(pi/16) (to t^23)
-_A = tuple((-1.0) ** k / (2 * k + 1) for k in range(12))
-# log m = 2 s (1 + s^2/3 + s^4/5 + ...), s = (m-1)/(m+1), |s| <= 0.1716 (to s^23)
-_L = tuple(1.0 / (2 * k + 1) for k in range(12))
+# atan t = t + t^3 A(t^2), A = -1/3 + t^2/5 - ... on |t| <= tan(pi/16) (to t^23)
+_A = tuple((-1.0) ** k / (2 * k + 1) for k in range(1, 12))
+# log m = 2 (s + s^3 L(s^2)), L = 1/3 + s^2/5 + ..., s = (m-1)/(m+1), |s| <= 0.1716 (to s^23)
+_L = tuple(1.0 / (2 * k + 1) for k in range(1, 12))
+# sinh x = x + x^3 H(x^2), H = 1/3! + x^2/5! + ... on |x| < 0.5 (to x^15: next term < 2^-60 x)
+_H = tuple(1.0 / math.factorial(2 * k + 3) for k in range(7))
 
-_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7 = _S
-_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9 = _C
-_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13, _E14 = _E
-_A0, _A1, _A2, _A3, _A4, _A5, _A6, _A7, _A8, _A9, _A10, _A11 = _A
-_L0, _L1, _L2, _L3, _L4, _L5, _L6, _L7, _L8, _L9, _L10, _L11 = _L
+
+@njit(cache=True, inline="always")
+def _horner(z, coeffs):
+    """coeffs[0] + coeffs[1] z + coeffs[2] z^2 + ..., by Horner's rule (from the highest power down)."""
+    p = coeffs[len(coeffs) - 1]
+    for k in range(len(coeffs) - 2, -1, -1):
+        p = p * z + coeffs[k]
+    return p
 
 
 @njit("float64(float64)", cache=True, inline="always")
 def _sin_poly(r):
     z = r * r
-    p = _S7
-    p = p * z + _S6
-    p = p * z + _S5
-    p = p * z + _S4
-    p = p * z + _S3
-    p = p * z + _S2
-    p = p * z + _S1
-    p = p * z + _S0
-    return r + r * (z * p)
+    return r + r * (z * _horner(z, _S))
 
 
 @njit("float64(float64)", cache=True, inline="always")
 def _cos_poly(r):
     z = r * r
-    p = _C9
-    p = p * z + _C8
-    p = p * z + _C7
-    p = p * z + _C6
-    p = p * z + _C5
-    p = p * z + _C4
-    p = p * z + _C3
-    p = p * z + _C2
-    p = p * z + _C1
-    p = p * z + _C0
-    return 1.0 + z * p
+    return 1.0 + z * _horner(z, _C)
 
 
 @njit("UniTuple(float64, 2)(float64)", cache=True, inline="always")
@@ -153,17 +140,7 @@ def _atan_unit(t):
     t = t / (1.0 + math.sqrt(1.0 + t * t))
     t = t / (1.0 + math.sqrt(1.0 + t * t))
     z = t * t
-    p = _A11
-    p = p * z + _A10
-    p = p * z + _A9
-    p = p * z + _A8
-    p = p * z + _A7
-    p = p * z + _A6
-    p = p * z + _A5
-    p = p * z + _A4
-    p = p * z + _A3
-    p = p * z + _A2
-    p = p * z + _A1
+    p = _horner(z, _A)
     return 4.0 * (t + t * (z * p))
 
 
@@ -204,21 +181,7 @@ def exp(x):
         return 0.0
     k = math.floor(x * _INV_LN2 + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = _E14
-    p = p * r + _E13
-    p = p * r + _E12
-    p = p * r + _E11
-    p = p * r + _E10
-    p = p * r + _E9
-    p = p * r + _E8
-    p = p * r + _E7
-    p = p * r + _E6
-    p = p * r + _E5
-    p = p * r + _E4
-    p = p * r + _E3
-    p = p * r + _E2
-    p = p * r + _E1
-    p = p * r + _E0
+    p = _horner(r, _E)
     return math.ldexp(p, int(k))
 
 
@@ -235,17 +198,7 @@ def log(x):
         e -= 1
     s = (m - 1.0) / (m + 1.0)
     z = s * s
-    p = _L11
-    p = p * z + _L10
-    p = p * z + _L9
-    p = p * z + _L8
-    p = p * z + _L7
-    p = p * z + _L6
-    p = p * z + _L5
-    p = p * z + _L4
-    p = p * z + _L3
-    p = p * z + _L2
-    p = p * z + _L1
+    p = _horner(z, _L)
     return e * _LN2_HI + (e * _LN2_LO + 2.0 * (s + s * (z * p)))
 
 
@@ -261,15 +214,8 @@ def pow(x, y):  # noqa: A001 - the name of the function it replaces
 def sinh(x):
     ax = abs(x)
     if ax < 0.5:
-        z = x * x  # x + x^3/3! + ... + x^15/15!: next term < 2^-60 x
-        p = 1.0 / 1307674368000.0
-        p = p * z + 1.0 / 6227020800.0
-        p = p * z + 1.0 / 39916800.0
-        p = p * z + 1.0 / 362880.0
-        p = p * z + 1.0 / 5040.0
-        p = p * z + 1.0 / 120.0
-        p = p * z + 1.0 / 6.0
-        return x + x * (z * p)
+        z = x * x
+        return x + x * (z * _horner(z, _H))
     e = exp(ax)
     return math.copysign(0.5 * (e - 1.0 / e), x)
 
