@@ -30,7 +30,7 @@ cut back to the kinetic limit when it slides (static mu_s > kinetic mu_k).
 import numpy as np
 from numba import njit
 
-from sim.detmath import pow
+from sim.detmath import power
 
 
 @njit(cache=True, fastmath=False)
@@ -137,4 +137,4 @@ def power_m2(x, p):
     if p == 8.0:
         x2 = x * x
         return x2 * x2 * x2
-    return pow(x, p - 2.0)
+    return power(x, p - 2.0)

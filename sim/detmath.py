@@ -22,7 +22,7 @@ played with the C library's FMA code switched off, and with numpy's SIMD
 dispatch switched off, are bit-identical to the default.
 
 Domain: arguments met in the simulation (angles of at most a few thousand
-radians; exp of -700..700; positive arguments of log and pow). Outside it the
+radians; exp of -700..700; positive arguments of log and power). Outside it the
 results stay deterministic but lose accuracy.
 
 ``normals(rng, n)`` draws standard normal deviates from a numpy generator's
@@ -203,7 +203,7 @@ def log(x):
 
 
 @njit("float64(float64, float64)", cache=True)
-def pow(x, y):  # noqa: A001 - the name of the function it replaces
+def power(x, y):
     """x ** y for x > 0 (exp(y log x): relative error ~ |y log x| ulp)."""
     if y == 0.0:
         return 1.0

@@ -90,7 +90,7 @@ from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import NO_FEATURE, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
-from sim.detmath import acos, pow
+from sim.detmath import acos, power
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.params import IDX
 
@@ -122,7 +122,7 @@ def norm_gain(sp, pw):
     if pw == 8.0:
         r = np.sqrt(sp)
         return 1.0 / (r * np.sqrt(r))
-    return pow(sp, 2.0 / pw - 1.0)
+    return power(sp, 2.0 / pw - 1.0)
 
 
 @njit(cache=True, fastmath=False)
