@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 
+import numba
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -61,6 +64,9 @@ def test_manifest_records_spec_shards_and_status(tmp_path):
     assert m["status"] == "complete" and m["games_done"] == 20
     assert [s[2] for s in m["shards"]] == [6, 6, 6, 2]
     assert m["spec"]["game"] == "toy" and m["package_version"]
+    env = m["environment"]
+    assert env["packages"]["numpy"] == np.__version__ and env["packages"]["numba"] == numba.__version__
+    assert env["python"] == platform.python_version() and env["machine"] == platform.machine()
 
 
 def test_failing_game_is_recorded_and_run_goes_on(tmp_path):
