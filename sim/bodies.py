@@ -20,12 +20,12 @@ matrices are stored.
 import numpy as np
 from numba import njit
 
-from sim.detmath import cos_array, norm, sin_array, sincos
+from sim.detmath import norm, sincos
 
 
 def rim_points(radius: float, thickness: float, n: int, chamfer: float) -> np.ndarray:
     ang = 2.0 * np.pi * (np.arange(n) + 0.5) / n
-    ring = np.stack([radius * cos_array(ang), radius * sin_array(ang), np.zeros(n)], axis=1)
+    ring = np.array([(radius * c, radius * s, 0.0) for s, c in map(sincos, ang)])
     top, bottom = ring * (1.0 - chamfer / radius), ring * (1.0 - chamfer / radius)
     top[:, 2] = thickness / 2
     bottom[:, 2] = -thickness / 2
