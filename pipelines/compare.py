@@ -154,6 +154,25 @@ def _notes(n_a: int, n_b: int, failed: int, exp: Experiment, names: tuple[str, s
     return notes
 
 
+def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[str]:
+    """What differs in the code and packages that made the two runs: the
+    physics and polsim versions (usually the point of the comparison), and the
+    result-relevant package versions, which can move results by themselves."""
+    notes = []
+    for key, what in (("physics_version", "physics"), ("package_version", "polsim")):
+        if man_a.get(key) != man_b.get(key):
+            notes.append(f"{what} {man_a.get(key)} ({names[0]}) → {man_b.get(key)} ({names[1]})")
+    pkgs_a = man_a.get("environment", {}).get("packages")
+    pkgs_b = man_b.get("environment", {}).get("packages")
+    if pkgs_a and pkgs_b:
+        changed = [f"{k} {pkgs_a.get(k)} → {pkgs_b.get(k)}" for k in sorted(set(pkgs_a) | set(pkgs_b))
+                   if pkgs_a.get(k) != pkgs_b.get(k)]
+        if changed:
+            notes.append(f"made with other package versions ({', '.join(changed)}): these alone can change "
+                         "games; pin them to compare code")
+    return notes
+
+
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
     """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
     con_a, (man_a,) = open_runs([baseline])
@@ -173,7 +192,7 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
     if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
-    notes = _notes(n_a, n_b, int((~ok).sum()), exp_a, names)
+    notes = _provenance_notes(man_a, man_b, names) + _notes(n_a, n_b, int((~ok).sum()), exp_a, names)
     return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
 
 

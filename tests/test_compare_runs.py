@@ -2,6 +2,9 @@
 flagged, the same code against itself is not, and every bad input is a
 one-line error with exit code 2."""
 
+import json
+import os
+
 import pytest
 from typer.testing import CliRunner
 
@@ -44,6 +47,19 @@ def test_changed_knob_is_flagged_with_exit_1_and_replay_commands(tmp_path):
     result = compare_runs(a, b)
     assert result.verdict.significant and result.verdict.changed == len(result.changed) > 3
     assert result.verdict.rows[0].estimate < 0  # a bigger die dilutes the loaded bonus
+
+
+def test_compare_notes_other_physics_and_package_versions(tmp_path):
+    a, b = run(tmp_path, "a", games=40), run(tmp_path, "b", games=40)
+    assert not match_runs(a, b).notes
+    path = os.path.join(b, "manifest.json")
+    manifest = json.load(open(path))
+    manifest["physics_version"] = "9.9.9"
+    manifest["environment"]["packages"]["numpy"] = "0.0.1"
+    json.dump(manifest, open(path, "w"))
+    notes = match_runs(a, b).notes
+    assert any("physics" in n and "→ 9.9.9 (candidate)" in n for n in notes), notes
+    assert any("other package versions" in n and "numpy" in n and "→ 0.0.1" in n for n in notes), notes
 
 
 def test_games_are_paired_on_seed_with_the_same_strategies_in_the_same_seats(tmp_path):
