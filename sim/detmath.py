@@ -260,6 +260,14 @@ def normals(rng: np.random.Generator, n: int | None = None):
     return float(out[0]) if n is None else out[:count]
 
 
+def _legendre(n: int, x: float) -> tuple[float, float]:
+    """P_n(x) and P_n'(x) by the three-term recurrence."""
+    p0, p1 = 1.0, x
+    for k in range(2, n + 1):
+        p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
+    return p1, (n * (x * p1 - p0) / (x * x - 1.0) if n > 1 else 1.0)
+
+
 def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes (ascending) and weights of the n-point Gauss-Legendre rule on
     [-1, 1], by Newton's method on the Legendre recurrence (numpy's
@@ -268,17 +276,11 @@ def gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
     for i in range(n):
         x = cos(PI * (i + 0.75) / (n + 0.5))
         for _ in range(100):
-            p0, p1 = 1.0, x
-            for k in range(2, n + 1):
-                p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-            dp = n * (x * p1 - p0) / (x * x - 1.0) if n > 1 else 1.0
-            step = p1 / dp
+            p, dp = _legendre(n, x)
+            step = p / dp
             x -= step
             if abs(step) < 1e-15:  # quadratic convergence: x is now exact to rounding
                 break
-        p0, p1 = 1.0, x
-        for k in range(2, n + 1):
-            p0, p1 = p1, ((2 * k - 1) * x * p1 - (k - 1) * p0) / k
-        dp = n * (x * p1 - p0) / (x * x - 1.0) if n > 1 else 1.0
+        dp = _legendre(n, x)[1]
         nodes[n - 1 - i], weights[n - 1 - i] = x, 2.0 / ((1.0 - x * x) * dp * dp)
     return nodes, weights
