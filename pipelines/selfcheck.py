@@ -3,7 +3,8 @@
 Games are the same on every machine (``sim.detmath``; README, "Same seed,
 same result"), as long as the code and the pinned packages are. ``fingerprint``
 plays three leaner placements and one short Polarity game in this process and
-digests every pose, turn and game column (not the version strings);
+digests every pose, and every turn and game column of what was played (not
+the version strings, run id, labels and rule columns);
 ``REFERENCE`` is what it printed on the machine that recorded it. A cluster
 node, a container image or a laptop that prints the same will reproduce any
 run. The suite checks it on every machine that runs it
@@ -20,33 +21,41 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # recorded on an x86-64 AMD EPYC (AVX2, FMA, no AVX-512), Debian glibc 2.36, 2026-12-01
-REFERENCE = {"physics_version": "0.6.0",
-             "fingerprint": "145f92c931953ad850a549a350d05028d841ebebf3b1efca555968fe3f579bf1"}
-VERSION_COLUMNS = {"package_version", "physics_version"}
+REFERENCE = {"physics_version": "0.7.0",
+             "fingerprint": "e11103f9aa875aa7a73e543ae0b02197b24ddf34f3387c80d1f6dca5e004f635"}
+# physics 0.6.0 (no contact sub-steps; commit 9d4ec2a with these columns), on
+# the same machine; 0.7.0 with contact_substeps = 1 must print it too
+REFERENCE_SINGLE_STEPS = "dd1f8de89f48fab5850838db1ba1efc3d5021d6949224a8508162d1dadeb0627"
+# what names the run rather than what was played (a run with contact_substeps
+# = 1 plays 0.6.0's games under another cell label, run id and rule column)
+IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label", "variant_hash"}
 
 
-@lru_cache(maxsize=1)
-def fingerprint() -> str:
+@lru_cache(maxsize=2)
+def fingerprint(contact_substeps: int | None = None) -> str:
+    """The digest; ``contact_substeps`` overrides the core's (1: physics
+    0.6.0's single steps, whose digest is ``REFERENCE_SINGLE_STEPS``)."""
     import numpy as np
     import pyarrow.parquet as pq
 
     from pipelines.runner import run_experiment
     from pipelines.spec import Cell, Experiment
-    from sim.api import World, nominal_intent, place_leaner
+    from sim.api import PhysicsParams, World, nominal_intent, place_leaner
 
     digest = hashlib.sha256()
-    world = World.new()
+    overrides = {} if contact_substeps is None else {"contact_substeps": contact_substeps}
+    world = World.new(PhysicsParams(**overrides))
     hosts = [world.add_flat(0.08 * k - 0.08, 0.02 * (k % 2), 1) for k in range(3)]
     for k, host in enumerate(hosts):
         place_leaner(world, nominal_intent(world, host, 0.7 + 2.0 * k))
     digest.update(np.ascontiguousarray(world.pos).tobytes() + np.ascontiguousarray(world.quat).tobytes())
     exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1,
-                     cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3}),))
+                     cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3, **overrides}),))
     with tempfile.TemporaryDirectory() as out:
         run_experiment(exp, out, workers=0)
         for table in ("games", "turns"):
             t = pq.read_table(glob.glob(f"{out}/*/{table}/*.parquet")[0])
-            for name in sorted(set(t.column_names) - VERSION_COLUMNS):
+            for name in sorted(n for n in set(t.column_names) - IDENTITY_COLUMNS if not n.startswith("rule_")):
                 digest.update(name.encode() + repr(t[name].to_pylist()).encode())
     return digest.hexdigest()
 

@@ -114,6 +114,8 @@ class PhysicsParams(BaseModel):
 
     # time stepping, sleeping, limits
     dt: float = Field(1e-4, description="fixed step, s")
+    contact_substeps: int = Field(3, ge=1, description="a step in which a body touches the mat or a disc while moving faster than contact_substep_speed is taken in this many equal sub-steps (1: off; sim.integrate, Sub-steps)")
+    contact_substep_speed: float = Field(0.01, ge=0.0, description="speed of a body's fastest point above which its contacts are sub-stepped, m/s")
     sleep_speed: float = Field(0.003, description="m/s")
     sleep_spin: float = Field(0.3, description="rad/s")
     sleep_time: float = Field(0.08, description="s below both thresholds (or within rest_ball) to sleep")
@@ -153,6 +155,6 @@ PACKED = [
     "mu_kinetic_disc", "friction", "linear_damping", "angular_damping",
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
-    "reuse_far", "reuse_rel", "hold_margin", "coast", "rest_ball",
+    "reuse_far", "reuse_rel", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

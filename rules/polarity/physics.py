@@ -5,7 +5,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
 
 - ``physics_params(rules)``: the core's ``PhysicsParams`` with the rules'
   physics overrides applied (``magnet_strength`` scales the remanence Br of
-  every disc, red included; ``settle_budget_s`` is R19's step budget);
+  every disc, red included; ``settle_budget_s`` is R19's step budget;
+  ``contact_substeps``, when set, the core's sub-steps of moving contacts);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``nominal_intent`` finds each leaner's base distance; the measured
@@ -39,11 +40,14 @@ def physics_params(rules):
     from sim.api import PhysicsParams
 
     base = PhysicsParams()
-    return base.model_copy(update={
+    update = {
         "br": base.br * rules.magnet_strength,
         "br_red": base.br_red * rules.magnet_strength,
         "settle_budget_s": rules.settle_budget_s,
-    })
+    }
+    if rules.contact_substeps is not None:
+        update["contact_substeps"] = rules.contact_substeps
+    return base.model_copy(update=update)
 
 
 def geometry(params) -> Geometry:

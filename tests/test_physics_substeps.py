@@ -1,0 +1,52 @@
+"""Sub-steps of moving contacts (sim.integrate, Sub-steps): taken where a
+moving body touches or is about to touch, nowhere else; ``contact_substeps =
+1`` is physics 0.6.0's integration bit for bit."""
+
+import numpy as np
+
+from pipelines import selfcheck
+from sim.api import PhysicsParams, World, nominal_intent, place_leaner, settle
+
+
+def _drop(contact_substeps: int, height: float, budget_s: float = 0.05):
+    params = PhysicsParams(settle_budget_s=budget_s, sleep=False, contact_substeps=contact_substeps)
+    w = World.new(params)
+    w.add_body((0.0, 0.0, 0.5 * params.thickness + height), (0.0, 0.0, 1.0), awake=True)
+    return w, settle(w)
+
+
+def test_a_disc_in_free_fall_is_not_substepped():
+    (w1, ep1), (w3, ep3) = _drop(1, 0.05, 0.02), _drop(3, 0.05, 0.02)   # 20 ms: falls 2 mm of 50
+    assert ep1.body_steps == ep3.body_steps == ep1.steps + 1
+    assert np.array_equal(w1.pos, w3.pos) and np.array_equal(w1.vel, w3.vel)
+
+
+def test_a_disc_resting_on_the_mat_is_not_substepped():
+    (w1, ep1), (w3, ep3) = _drop(1, -2e-6), _drop(3, -2e-6)        # settled into its contact
+    assert ep3.body_steps == ep1.body_steps
+    assert np.array_equal(w1.pos, w3.pos) and np.array_equal(w1.quat, w3.quat)
+
+
+def test_a_landing_is_substepped_from_just_before_the_touch():
+    (w1, ep1), (w3, ep3) = _drop(1, 0.001), _drop(3, 0.001)         # lands after ~14 ms
+    assert ep1.steps == ep3.steps == 500
+    extra = ep3.body_steps - ep1.body_steps
+    assert extra % 2 == 0 and 0 < extra // 2 < 500 - 140         # 2 more a sub-stepped step, never in the air
+
+
+def test_substeps_keep_the_calibrated_leaner():
+    """A nominal leaner still rests near 45 deg on its host (sim.params calibration)."""
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    ep = place_leaner(w, nominal_intent(w, host, 0.3))
+    assert ep.status == "settled"
+    leaner = w.body(ep.action)
+    assert leaner.leaning_on == host
+    assert 40.0 < np.degrees(leaner.tilt) < 50.0
+
+
+def test_contact_substeps_1_plays_physics_0_6_0_games_bit_for_bit():
+    """Placements and a short game with the sub-steps off print the digest
+    that physics 0.6.0 printed (recorded there): the knob restores the old
+    integration exactly, for runs that need to match results made with it."""
+    assert selfcheck.fingerprint(contact_substeps=1) == selfcheck.REFERENCE_SINGLE_STEPS
