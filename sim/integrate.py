@@ -35,20 +35,25 @@ Sub-steps: a contact is stiff against the step (a disc rocking on the mat
 rings at ~2,900 rad/s: omega dt ~ 0.3), and with friction and damping off
 a disc clattering on the mat gained or lost up to 3.7 % of its energy in a
 second at dt = 0.1 ms (1.8 % for a disc dropped on another), the error
-shrinking with dt^2. So a step in which a free awake body touches the mat
-or a disc while some point of it moves faster than
-``contact_substep_speed`` (2 cm/s), or in which a point would reach a
-surface at least that fast (``predict_entry``: entries must be sub-stepped
-as well as what follows, or the asymmetry drifts: -20 %), is taken as
-``contact_substeps`` (3) kick-drift-kick sub-steps of dt/3 with forces at
-each; kinematics, events, sleeping and wake checks stay once a step. With it
-the clattering disc stays within 0.41 % and the dropped disc within 0.17 %
-(tests/test_physics_conservation.py); a resting or slow contact costs
-nothing more, while a game's placements take about twice the body steps
-(moving contacts are most of a cascade). ``contact_substeps = 1`` is physics
-0.6.0's integration, bit for bit (tested through pipelines.selfcheck).
-Crossing-only sub-steps (entries and exits, not the contact between) were
-tried: no better than none, the error lives in the ringing contact.
+shrinking with dt^2. So a step in which some contact point moves against
+its surface (the mat, or the other disc's point) faster than
+``contact_substep_speed`` (1 cm/s), or a point would reach a surface that
+fast (``predict_entry``), is taken as ``contact_substeps`` (3) kick-drift-
+kick sub-steps of dt/3 with forces at each; kinematics, events, sleeping and
+wake checks stay once a step. ``contact_speed [2]`` carries the prediction's
+horizon (dt) and the fastest such speed seen by the step's forces. With it the
+clattering disc stays within 0.40 % and the dropped disc within 0.24 %
+(tests/test_physics_conservation.py). Resting contacts, and discs rolling on
+their rims (the contact point is still), cost nothing more; the 56
+placements of two recorded standard games took 1.5x the body steps and CPU.
+``contact_substeps = 1`` is physics 0.6.0's integration, bit for bit
+(tested through pipelines.selfcheck). Measured and rejected: sub-stepping
+only crossings (entries and exits: no better than none, the error lives in
+the ringing contact); only what follows an entry, not the entry (-20 %:
+the asymmetry drifts); only the normal speed at contact points (a disc
+sliding over another's edge drifted -5 %); any body touching something
+while moving faster than 2 cm/s (met the bar, but 2x the body steps:
+rolling cascades were sub-stepped too).
 
 Coasting (``coast``): while only the held disc is awake, nothing lies within
 contact reach of its path and no wake check is due, a step changes nothing
@@ -200,45 +205,20 @@ def speed_bound(i, vel, omega, P):
 
 
 @njit(cache=True, fastmath=False, inline="always")
-def predict_entry(gap, vn, crossing):
+def predict_entry(gap, vn, contact_speed):
     """A point at ``gap`` (m) outside a surface, moving away from it at ``vn``
     (m/s, < 0 closing): if it would reach the surface within the horizon
-    ``crossing[0]`` (s), ``crossing[1]`` keeps the fastest such closing speed
-    (see the module docstring, Sub-steps)."""
-    if gap >= 0.0 and gap + vn * crossing[0] < 0.0:
-        crossing[1] = max(crossing[1], -vn)
+    ``contact_speed[0]`` (s), ``contact_speed[1]`` keeps the fastest such closing speed
+    (with the contact points' speeds: see the module docstring, Sub-steps)."""
+    if gap >= 0.0 and gap + vn * contact_speed[0] < 0.0:
+        contact_speed[1] = max(contact_speed[1], -vn)
 
 
 @njit(cache=True, fastmath=False)
-def substeps_needed(live, awake, fresh, kin, on_mat, cur, vel, omega, crossing, P):
-    """``contact_substeps`` if a contact point is about to enter contact
-    (``crossing``) or a free awake body touches the mat or a disc, closing or
-    moving faster than ``contact_substep_speed``; else 1 (see the module
-    docstring, Sub-steps)."""
-    nsub = int(P[_SUBS])
-    if nsub <= 1:
-        return 1
-    if crossing[1] > P[_VSUB]:
-        return nsub
-    n = live.shape[0]
-    for i in range(n):
-        if not live[i] or not awake[i] or i == kin or fresh[i]:
-            continue
-        if speed_bound(i, vel, omega, P) <= P[_VSUB]:
-            continue
-        if on_mat[i]:
-            return nsub
-        for j in range(n):
-            if cur[i, j]:
-                return nsub
-    return 1
-
-
-@njit(cache=True, fastmath=False)
-def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, crossing):
+def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, contact_speed):
     """Rim points of body i against the mat (shared stiffness, see the module
     docstring); returns True if any touches. ``scratch [8, 3]``: work rows;
-    ``crossing``: see ``predict_entry``."""
+    ``contact_speed``: see ``predict_entry``."""
     m, dt = P[_MASS], P[_DT]
     kn = P[_KN]
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * m) * P[_DAMP]
@@ -248,13 +228,13 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
     low = np.inf
     for k in range(wp.shape[1]):
         low = min(low, wp[i, k, 2])
-    watch = speed_bound(i, vel, omega, P) * crossing[0]
+    watch = speed_bound(i, vel, omega, P) * contact_speed[0]
     if 0.0 <= low < watch:       # not touching yet, but might within the horizon
         for k in range(wp.shape[1]):
             z = wp[i, k, 2]
             if z < watch:
                 vz = vel[i, 2] + omega[i, 0] * (wp[i, k, 1] - pos[i, 1]) - omega[i, 1] * (wp[i, k, 0] - pos[i, 0])
-                predict_entry(z, vz, crossing)
+                predict_entry(z, vz, contact_speed)
     dm = max(0.0, -low)
     if dm <= 0.0:
         mat_spring[i, :, :] = 0.0
@@ -276,6 +256,7 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
             ks = kn * g * xp2
             w = xp2 * x / sw
             point_velocity(vel, omega, pos, i, p0, p1, p2, vp)
+            contact_speed[1] = max(contact_speed[1], np.sqrt(vp[0] * vp[0] + vp[1] * vp[1] + vp[2] * vp[2]))
             point_force_at(-p2, 0.0, 0.0, 1.0, vp, mat_spring, i, k, ks, cn * w, kt * w, ct * w,
                            P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
             apply_at(force, torque, pos, i, p0, p1, p2, f, 1.0)
@@ -288,20 +269,20 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
 
 @njit(cache=True, fastmath=False)
 def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, disc_feature, hit,
-                  P, dyn_i, dyn_j, force, torque, depth, normals, feats, scratch, crossing):
+                  P, dyn_i, dyn_j, force, torque, depth, normals, feats, scratch, contact_speed):
     """Disc i against disc j: i's rim points inside j and j's inside i, one
     contact of stiffness K_disc (shared, see the module docstring). Force on the
     point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
     found a partner this step (a point presses into one disc at a time).
     ``scratch [8, 3]``: work rows (no allocation in the step loop);
-    ``crossing``: see ``predict_entry``."""
+    ``contact_speed``: see ``predict_entry``."""
     m, dt = P[_MASS], P[_DT]
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
     npts = wp.shape[1]
     bound2 = a * a + hh * hh
     total = 0.0
     nrm = scratch[3]
-    watch = (speed_bound(i, vel, omega, P) + speed_bound(j, vel, omega, P)) * crossing[0]
+    watch = (speed_bound(i, vel, omega, P) + speed_bound(j, vel, omega, P)) * contact_speed[0]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         axis_o = axis[o]
@@ -319,7 +300,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
                     point_velocity(vel, omega, pos, b, wp[b, k, 0], wp[b, k, 1], wp[b, k, 2], vb)
                     point_velocity(vel, omega, pos, o, wp[b, k, 0], wp[b, k, 1], wp[b, k, 2], vo)
                     predict_entry(d, (vb[0] - vo[0]) * nrm[0] + (vb[1] - vo[1]) * nrm[1]
-                                     + (vb[2] - vo[2]) * nrm[2], crossing)
+                                     + (vb[2] - vo[2]) * nrm[2], contact_speed)
             if d < 0.0:
                 depth[side * npts + k] = -d
                 normals[side * npts + k, :] = nrm
@@ -366,6 +347,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             point_velocity(vel, omega, pos, o, p0, p1, p2, vo)
             for c in range(3):
                 vrel[c] = vb[c] - vo[c]
+            contact_speed[1] = max(contact_speed[1], np.sqrt(vrel[0] * vrel[0] + vrel[1] * vrel[1] + vrel[2] * vrel[2]))
             point_force_at(d, normals[q, 0], normals[q, 1], normals[q, 2], vrel, disc_spring, b, k,
                            ks, cn * w, kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
             if dyn_b:
@@ -559,11 +541,11 @@ def _dist2(pos, i, j):
 @njit(cache=True, fastmath=False)
 def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, disc_feature,
                   hit, P, kin, force, torque, depth, normals, feats, scratch, cur, touched,
-                  wake_next, crossing):
+                  wake_next, contact_speed):
     """Contacts of discs i and j (the caller checked they are within reach)."""
     if pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, disc_feature,
                      hit, P, i != kin, j != kin, force, torque, depth, normals, feats, scratch,
-                     crossing):
+                     contact_speed):
         cur[i, j] = 1
         cur[j, i] = 1
         touched[i, j] = 1
@@ -578,10 +560,10 @@ def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_part
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot, axis,
                    wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
-                   touched, cache, key, valid, scratch, act, crossing):
+                   touched, cache, key, valid, scratch, act, contact_speed):
     """Geometry of awake bodies, then every force and torque on them (drag
     excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1.
-    ``crossing``: see ``predict_entry``."""
+    ``contact_speed``: see ``predict_entry``."""
     n = pos.shape[0]
     npts = rim.shape[0]
     m, g, a, hh = P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
@@ -602,7 +584,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
-                                          scratch, crossing) else 0
+                                          scratch, contact_speed) else 0
     for i in range(n):
         if awake[i]:
             for j in range(n):
@@ -622,14 +604,14 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
                 if live[j] and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, disc_feature, hit, P, kin, force, torque, depth,
-                                  normals, feats, scratch, cur, touched, wake_next, crossing)
+                                  normals, feats, scratch, cur, touched, wake_next, contact_speed)
         else:
             for k in range(m):
                 j = act[k]
                 if j > i and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, disc_feature, hit, P, kin, force, torque, depth,
-                                  normals, feats, scratch, cur, touched, wake_next, crossing)
+                                  normals, feats, scratch, cur, touched, wake_next, contact_speed)
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
@@ -713,8 +695,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                               + (hand_p[s + 1, 2] - hand_p[s, 2]) ** 2)
                 hand_speed = max(hand_speed, leg / span)
     coast_until = -1.0
-    crossing = np.zeros(2)
-    crossing[0] = dt if P[_SUBS] > 1 else 0.0     # the horizon of contact entries
+    contact_speed = np.zeros(2)
+    contact_speed[0] = dt if P[_SUBS] > 1 else 0.0     # the horizon of contact entries
     P_sub = P.copy()          # P with _DT the sub-step (or the time since the last forces)
     h_last = dt
     for step in range(max_steps + 1):
@@ -755,11 +737,11 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         # 2. forces at t (again if they woke someone: a sleeper had none);
         #    tangential springs stretch over the time since the last forces
         P_sub[_DT] = h_last
-        crossing[1] = 0.0
+        contact_speed[1] = 0.0
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                        axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                       feats, touched, cache, key, valid, scratch, act, crossing)
+                       feats, touched, cache, key, valid, scratch, act, contact_speed)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -771,7 +753,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                            axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                           feats, touched, cache, key, valid, scratch, act, crossing)
+                           feats, touched, cache, key, valid, scratch, act, contact_speed)
             wake_next[:] = 0
         if stop_red.shape[0] > 0:          # the game ends at this touch (R14): stop here
             for r in range(stop_red.shape[0]):
@@ -872,8 +854,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             break
         # 6. first half kick and drift to t + dt (a body just woken by the
         #    magnetic check has no gravity or contact forces yet: it waits),
-        #    in sub-steps of h if a contact crossing is imminent (Impacts)
-        subs = substeps_needed(live, awake, fresh, kin, on_mat, cur, vel, omega, crossing, P)
+        #    in sub-steps of h if a contact contact_speed is imminent (Impacts)
+        subs = int(P[_SUBS]) if contact_speed[1] > P[_VSUB] else 1
         h = dt / subs
         P_sub[_DT] = h
         for s in range(subs):
@@ -889,7 +871,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                                disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv,
                                push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next, hit,
                                depth, normals, feats, touched, cache, key, valid, scratch, act,
-                               crossing)
+                               contact_speed)
                 woke = False
                 for i in range(n):
                     if wake_next[i]:
@@ -902,7 +884,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                                    disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp,
                                    sv, push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next,
                                    hit, depth, normals, feats, touched, cache, key, valid, scratch,
-                                   act, crossing)
+                                   act, contact_speed)
                     wake_next[:] = 0
                 for i in range(n):
                     if live[i] and awake[i] and i != kin and not fresh[i]:

@@ -114,8 +114,8 @@ class PhysicsParams(BaseModel):
 
     # time stepping, sleeping, limits
     dt: float = Field(1e-4, description="fixed step, s")
-    contact_substeps: int = Field(3, ge=1, description="a step in which a body touches the mat or a disc while moving faster than contact_substep_speed is taken in this many equal sub-steps (1: off; sim.integrate, Sub-steps)")
-    contact_substep_speed: float = Field(0.01, ge=0.0, description="speed of a body's fastest point above which its contacts are sub-stepped, m/s")
+    contact_substeps: int = Field(3, ge=1, description="a step in which some contact point moves faster than contact_substep_speed against its surface is taken in this many equal sub-steps (1: off, physics 0.6.0; sim.integrate, Sub-steps)")
+    contact_substep_speed: float = Field(0.01, ge=0.0, description="speed of a contact point against its surface (or of a point about to reach one) above which a step is sub-stepped, m/s")
     sleep_speed: float = Field(0.003, description="m/s")
     sleep_spin: float = Field(0.3, description="rad/s")
     sleep_time: float = Field(0.08, description="s below both thresholds (or within rest_ball) to sleep")
