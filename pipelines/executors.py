@@ -9,6 +9,9 @@
 - ``InProcessExecutor``: plays shards in the calling process, in order; for
   debugging, replays and small tests (``--workers 0``).
 
+``close`` stops an embedded Ray; its autoscaler monitor is killed first,
+which saves the second ``ray.shutdown()`` would wait for it in vain.
+
 Both yield ``ShardSummary`` objects as shards finish. ``warm_up`` readies
 every worker before the first shard (imports, numba cache loads), so a run's
 start-up (Ray, then workers) is measured apart from its games. The driver
@@ -50,6 +53,7 @@ class RayExecutor:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         self._ray = ray
         self._started_here = not ray.is_initialized()
+        self._local = not address
         if self._started_here:
             kwargs = dict(
                 include_dashboard=False,
@@ -92,7 +96,33 @@ class RayExecutor:
 
     def close(self) -> None:
         if self._started_here:
+            if self._local:
+                _stop_autoscaler_monitor()
             self._ray.shutdown()
+
+
+def _stop_autoscaler_monitor() -> None:
+    """SIGKILL the embedded Ray's autoscaler monitor before ``ray.shutdown()``.
+
+    ``ray.shutdown()`` sends the monitor SIGTERM and waits up to 1 s; the
+    monitor's handler (report its "failure" to the GCS) never finishes in time,
+    so Ray SIGKILLs it after that second, every run. Killing it first skips
+    only the wait: a local node has nothing to autoscale and the monitor holds
+    no result. Best effort: uses Ray's private node handle, and on any surprise
+    leaves everything to ``ray.shutdown()``.
+    """
+    try:
+        from ray._private import ray_constants
+        from ray._private import worker as ray_worker
+
+        node = ray_worker._global_node
+        infos = list(node.all_processes.get(ray_constants.PROCESS_TYPE_MONITOR, [])) if node is not None else []
+        for info in infos:
+            if info.process.poll() is None:
+                info.process.kill()
+                info.process.wait(timeout=1)
+    except Exception:  # noqa: BLE001 - ray.shutdown() still stops it, one second later
+        pass
 
 
 def make_executor(workers: int | None, address: str | None) -> InProcessExecutor | RayExecutor:
