@@ -9,6 +9,9 @@
 - ``InProcessExecutor``: plays shards in the calling process, in order; for
   debugging, replays and small tests (``--workers 0``).
 
+``close`` stops an embedded Ray; its autoscaler monitor is killed first,
+which saves the second ``ray.shutdown()`` would wait for it in vain.
+
 Both yield ``ShardSummary`` objects as shards finish. ``warm_up`` readies
 every worker before the first shard (imports, numba cache loads), so a run's
 start-up (Ray, then workers) is measured apart from its games. The driver
@@ -25,6 +28,14 @@ from collections.abc import Iterable, Iterator
 from workers.shard import ShardSummary, play_shard, warm_up
 
 Task = tuple  # the positional arguments of ``play_shard``
+
+
+# The raylet connects to its object store right after starting it; when the
+# store's socket is not there yet (a race: 1 start in 4 or 5 on a busy 2-core
+# machine) it sleeps ``raylet_client_connect_timeout_milliseconds`` (1000)
+# before trying again, and the whole start waits that second. Retry every
+# 100 ms, ten times as often: the default budget (10 s) stays the same.
+LOCAL_RAY_CONFIG = {"raylet_client_connect_timeout_milliseconds": 100, "raylet_client_num_connect_attempts": 100}
 
 
 class InProcessExecutor:
@@ -50,6 +61,7 @@ class RayExecutor:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         self._ray = ray
         self._started_here = not ray.is_initialized()
+        self._local = not address
         if self._started_here:
             kwargs = dict(
                 include_dashboard=False,
@@ -60,7 +72,7 @@ class RayExecutor:
             if address:
                 ray.init(address=address, **kwargs)
             else:  # "local": a fresh Ray, never one someone else started here
-                ray.init(address="local", num_cpus=workers or os.cpu_count(), **kwargs)
+                ray.init(address="local", num_cpus=workers or os.cpu_count(), _system_config=LOCAL_RAY_CONFIG, **kwargs)
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self._limit = max(2, in_flight_per_cpu * self.workers)
         self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)
@@ -92,7 +104,33 @@ class RayExecutor:
 
     def close(self) -> None:
         if self._started_here:
+            if self._local:
+                _stop_autoscaler_monitor()
             self._ray.shutdown()
+
+
+def _stop_autoscaler_monitor() -> None:
+    """SIGKILL the embedded Ray's autoscaler monitor before ``ray.shutdown()``.
+
+    ``ray.shutdown()`` sends the monitor SIGTERM and waits up to 1 s; the
+    monitor's handler (report its "failure" to the GCS) never finishes in time,
+    so Ray SIGKILLs it after that second, every run. Killing it first skips
+    only the wait: a local node has nothing to autoscale and the monitor holds
+    no result. Best effort: uses Ray's private node handle, and on any surprise
+    leaves everything to ``ray.shutdown()``.
+    """
+    try:
+        from ray._private import ray_constants
+        from ray._private import worker as ray_worker
+
+        node = ray_worker._global_node
+        infos = list(node.all_processes.get(ray_constants.PROCESS_TYPE_MONITOR, [])) if node is not None else []
+        for info in infos:
+            if info.process.poll() is None:
+                info.process.kill()
+                info.process.wait(timeout=1)
+    except Exception:  # noqa: BLE001 - ray.shutdown() still stops it, one second later
+        pass
 
 
 def make_executor(workers: int | None, address: str | None) -> InProcessExecutor | RayExecutor:

@@ -35,3 +35,15 @@ def test_same_parquet_content_with_one_and_two_workers(tmp_path):
     for kind in ("games", "turns"):
         assert content(one.uri, kind).equals(content(two.uri, kind))
         assert content(one.uri, kind).equals(content(local.uri, kind))
+
+
+def test_close_stops_every_process_the_embedded_ray_started():
+    from ray._private import worker as ray_worker
+
+    from pipelines.executors import RayExecutor
+
+    executor = RayExecutor(workers=1)
+    processes = [info.process for infos in ray_worker._global_node.all_processes.values() for info in infos]
+    assert any("monitor" in " ".join(map(str, p.args)) for p in processes)
+    executor.close()
+    assert [p.args[:2] for p in processes if p.poll() is None] == []
