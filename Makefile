@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 ## run: the main job on the embedded default (local Ray), prints its summary
 run: $(STAMP)
-	$(BIN)/polsim simulate --game polarity --variant standard --set stack_size=8 --set foundations=3 --strategies cautious,aggressive --games 60 --seed 7 --out runs/ --overwrite
+	$(BIN)/polsim simulate --game polarity --variant standard --set stack_size=8 --set foundations=3 --strategies cautious,aggressive --games 40 --seed 7 --out runs/ --overwrite
 
 ## test: the whole default suite
 test: $(STAMP)
