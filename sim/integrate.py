@@ -630,32 +630,6 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 
 
 @njit(cache=True, fastmath=False)
-def forces_waking(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
-                  disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot, axis,
-                  wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
-                  touched, cache, key, valid, scratch, act, contact_speed):
-    """``compute_forces``; sleepers it found touched wake, and the forces are
-    computed again (a sleeper had none)."""
-    compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                   disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot,
-                   axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                   feats, touched, cache, key, valid, scratch, act, contact_speed)
-    woke = False
-    for i in range(pos.shape[0]):
-        if wake_next[i]:
-            wake_next[i] = 0
-            awake[i] = 1
-            still[i] = 0.0
-            woke = True
-    if woke:
-        compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
-                       disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot,
-                       axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                       feats, touched, cache, key, valid, scratch, act, contact_speed)
-        wake_next[:] = 0
-
-
-@njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand, stop_red):
@@ -767,10 +741,23 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         #    tangential springs stretch over the time since the last forces
         P_sub[_DT] = h_last
         contact_speed[1] = 0.0
-        forces_waking(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
-                      disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
-                      axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                      feats, touched, cache, key, valid, scratch, act, contact_speed)
+        compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                       disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
+                       axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
+                       feats, touched, cache, key, valid, scratch, act, contact_speed)
+        woke = False
+        for i in range(n):
+            if wake_next[i]:
+                wake_next[i] = 0
+                awake[i] = 1
+                still[i] = 0.0
+                woke = True
+        if woke:
+            compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                           disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
+                           axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
+                           feats, touched, cache, key, valid, scratch, act, contact_speed)
+            wake_next[:] = 0
         if stop_red.shape[0] > 0:          # the game ends at this touch (R14): stop here
             for r in range(stop_red.shape[0]):
                 for j in range(n):
@@ -875,7 +862,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         h = dt / subs
         P_sub[_DT] = h
         for s in range(subs):
-            if s > 0:       # forces at t + s h, then the second half kick
+            if s > 0:       # forces at t + s h, then the second half kick (written
+                #             out as in 2.: a helper holding both costs a non-inlined
+                #             call with 40 arguments a step, +19 % on a lone placement)
                 tt = t + s * h
                 if held and not snapped:
                     path_at(hand_t, hand_p, tt, hp, hv)
@@ -883,11 +872,25 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                     vel[hand, :] = hv
                 if pushing:
                     path_at(push_t, push_p, tt, sp, sv)
-                forces_waking(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
-                              disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv,
-                              push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next, hit,
-                              depth, normals, feats, touched, cache, key, valid, scratch, act,
-                              contact_speed)
+                compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                               disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv,
+                               push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next, hit,
+                               depth, normals, feats, touched, cache, key, valid, scratch, act,
+                               contact_speed)
+                woke = False
+                for i in range(n):
+                    if wake_next[i]:
+                        wake_next[i] = 0
+                        awake[i] = 1
+                        still[i] = 0.0
+                        woke = True
+                if woke:
+                    compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                                   disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp,
+                                   sv, push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next,
+                                   hit, depth, normals, feats, touched, cache, key, valid, scratch,
+                                   act, contact_speed)
+                    wake_next[:] = 0
                 for i in range(n):
                     if live[i] and awake[i] and i != kin and not fresh[i]:
                         body_steps += 1
