@@ -42,9 +42,8 @@ fast (``predict_entry``), is taken as ``contact_substeps`` (3) kick-drift-
 kick sub-steps of dt/3 with forces at each; kinematics, events, sleeping and
 wake checks stay once a step. ``contact_speed [2]`` carries the prediction's
 horizon (dt) and the square of the fastest such speed seen by the step's
-forces. With it the
-clattering disc stays within 0.40 % and the dropped disc within 0.24 %
-(tests/test_physics_conservation.py). Resting contacts, and discs rolling on
+forces. With it the clattering disc stays within 0.40 % and the dropped
+disc within 0.24 % (tests/test_physics_conservation.py). Resting contacts, and discs rolling on
 their rims (the contact point is still), cost nothing more; the 56
 placements of two recorded standard games took 1.5x the body steps and CPU.
 ``contact_substeps = 1`` is physics 0.6.0's integration, bit for bit
