@@ -5,7 +5,7 @@ moving body touches or is about to touch, nowhere else; ``contact_substeps =
 import numpy as np
 
 from pipelines import selfcheck
-from sim.api import PhysicsParams, World, nominal_intent, place_leaner, settle
+from sim.api import PhysicsParams, World, settle
 
 
 def _drop(contact_substeps: int, height: float, budget_s: float = 0.05):
@@ -32,17 +32,6 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
     assert ep1.steps == ep3.steps == 500
     extra = ep3.body_steps - ep1.body_steps
     assert extra % 2 == 0 and 0 < extra // 2 < 500 - 140         # 2 more a sub-stepped step, never in the air
-
-
-def test_substeps_keep_the_calibrated_leaner():
-    """A nominal leaner still rests near 45 deg on its host (sim.params calibration)."""
-    w = World.new()
-    host = w.add_flat(0.0, 0.0, 1)
-    ep = place_leaner(w, nominal_intent(w, host, 0.3))
-    assert ep.status == "settled"
-    leaner = w.body(ep.action)
-    assert leaner.leaning_on == host
-    assert 40.0 < np.degrees(leaner.tilt) < 50.0
 
 
 def test_contact_substeps_1_plays_physics_0_6_0_games_bit_for_bit():
