@@ -56,7 +56,7 @@ class PolarityRules(RulesBase):
     unsettled: Literal["freeze", "end_game"] = "freeze"  # R19, an episode not at rest within the budget
     max_turns: int = Field(400, ge=1)  # safety cap -> end reason turn_limit
     magnet_strength: float = Field(1.0, gt=0)  # physics: scale on Br
-    contact_substeps: int | None = Field(None, ge=1)  # physics: None = the core's (sim.integrate, Sub-steps); 1 = physics 0.6.0's single steps, about twice as fast
+    contact_substeps: int | None = Field(None, ge=1)  # physics: None = the core's (sim.integrate, Sub-steps); 1 = physics 0.6.0's single steps, ~1.4x cheaper a game
 
 
 def _read_variant(path: Path) -> PolarityRules:
