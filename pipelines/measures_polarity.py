@@ -3,7 +3,8 @@ when the runs lack its columns, so the same code reads older or partial runs.
 
 Seats: 0 is White (moves first), 1 is Black.
 
-- ``faults``: R6 fault rate per placement by kind (a-e, and ``any``), from
+- ``faults``: R6 fault rate per placement by kind (a-e; s, a disc separated
+  from a capture; and ``any``), from
   ``turns``: the share of a phase's actions (``place``, ``capture``,
   ``convert``; ``no_move`` rows left out) whose ``fault_kinds`` list holds
   the kind, with Wilson intervals.
@@ -26,7 +27,7 @@ from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope, quote
 
-FAULT_KINDS = ("a", "b", "c", "d", "e")
+FAULT_KINDS = ("a", "b", "c", "d", "e", "s")
 PER_SEAT = ("stack", "towers", "tower_discs", "faults", "conversions", "captures", "placements", "attempts", "gave_up")
 COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN 'white' ELSE 'black' END"
 

@@ -246,6 +246,73 @@ def test_edge_fault_during_a_capture_ends_the_turn_and_separated_discs_form_a_ne
     assert game.table.pending == [FaultGroup(captor=0, ids=tuple(sorted((61, w_host.id))))]
 
 
+def pending_group(game, n, captor=1):
+    """``n`` discs (ids 60...) snapped together far from everything, waiting for ``captor``."""
+    ids = list(range(60, 60 + n))
+    for k, i in enumerate(ids):
+        game.world.b[i] = disc(i, 100, 100, W, "stacked", tower=60, z_mm=3 + 6 * k)
+    game.world.next_id = 60 + n
+    game.table.pending.append(FaultGroup(captor=captor, ids=tuple(ids)))
+    game.refresh()
+    return ids
+
+
+def capture_falls_apart(pieces):
+    """A place_tower episode whose discs end in ``pieces`` (lists of ids): each piece a
+    stack of its own, 50 mm apart, touching nothing else."""
+    def place(world, ids, x, y, up):
+        rest = [o for o in world.bodies() if o.id not in ids]
+        final, touching = [], []
+        for k, piece in enumerate(pieces):
+            for level, i in enumerate(piece):
+                state = "stacked" if len(piece) > 1 else "flat"
+                final.append(disc(i, x / MM + 50 * k, y / MM, up, state, tower=piece[0] if len(piece) > 1 else -1,
+                                  z_mm=3 + 6 * level))
+            touching += [(a, b) for a, b in zip(piece, piece[1:])]
+        return world.finish(rest + final, final_contacts=touching)
+    return place
+
+
+def test_edge_a_disc_separated_from_a_capture_is_a_fault_and_stays_where_it_landed():
+    """Common question: discs that become separated from the capture attempt create a
+    new fault (the turn ends); a lone one touching nothing is left where it landed."""
+    game = make_game([])
+    ids = pending_group(game, 3)
+    game.sim.script = [capture_falls_apart([ids[:2], ids[2:]])]
+    game.play_turn(1)
+    row = game.rows[-1]
+    assert (row["phase"], row["outcome"], row["fault_kinds"], row["captured_discs"]) == ("capture", "fault", "s", 2)
+    assert "place_leaner" not in game.sim.calls  # the turn ended
+    assert game.table.towers == [Tower(1, ids[:2])] and game.table.pending == []
+    assert game.world.b[ids[2]].state.value == "flat"
+
+
+def test_edge_discs_separated_from_a_capture_still_together_are_a_new_fault_group():
+    game = make_game([])
+    ids = pending_group(game, 5)
+    game.sim.script = [capture_falls_apart([ids[:3], ids[3:]])]
+    game.play_turn(1)
+    assert game.rows[-1]["outcome"] == "fault" and game.rows[-1]["fault_groups_made"] == 1
+    assert game.table.towers == [Tower(1, ids[:3])]
+    assert game.table.pending == [FaultGroup(captor=0, ids=tuple(ids[3:]))]
+
+
+def test_edge_part_of_a_stack_is_not_a_tower_to_declare_captured_in_place():
+    """Only a group "completely in tower form" is declared captured where it lies: one
+    disc in the captor's colour fallen onto another tower is lifted and placed."""
+    game = make_game([lean_ok])
+    host = own_hosts(game, 0)[0]
+    game.world.b[host.id] = moved(host, state="stacked", tower=host.id)
+    game.world.b[50] = disc(50, host.x / MM, host.y / MM, B, "stacked", tower=host.id, z_mm=9)
+    game.world.next_id = 51
+    game.table.pending.append(FaultGroup(captor=1, ids=(50,)))
+    game.refresh()
+    game.sim.script = [capture_falls_apart([[50]]), lean_ok]
+    game.play_turn(1)
+    assert game.sim.calls[-2:] == ["place_tower", "place_leaner"]
+    assert game.rows[-2]["phase"] == "capture" and game.rows[-1]["outcome"] == "placed"
+
+
 def test_r7_conversion_ends_the_turn_the_leaner_becomes_a_foundation_and_stack_is_unchanged():
     game = make_game([lean_ok])
     game.play_turn(0)
@@ -375,6 +442,25 @@ def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_dra
     row = game.rows[-1]
     assert (row["outcome"], row["fault_kinds"], row["returned_to_stack"]) == ("fault", "c", 2)
     assert game.table.stacks == [stacks[0] + 1, stacks[1]]  # drew 1, got back the action disc and one more
+
+
+def test_r8_r17_last_disc_snapped_back_into_the_hand_still_ends_the_game():
+    """RULES.md R17: a fault that refills the stack in the same resolution (here R8:
+    the last Action Disc comes back with a disc stuck to it) does not undo the end."""
+    game = make_game([], rules=PolarityRules(red_orientation="bar", foundations=2, stack_size=3))
+    victim = own_hosts(game, 1)[0]
+
+    def grab(world, intent):
+        i = new_id(world)
+        final = [b for b in world.bodies() if b.id != victim.id]
+        return world.finish(final + [moved(victim, state="in_hand"), disc(i, 0, 0, intent.up, "in_hand")],
+                            action=i, in_hand=[victim.id])
+
+    game.sim.script = [grab]
+    with pytest.raises(GameOver) as end:
+        game.play_turn(0)
+    assert end.value.reason == "stack_empty"
+    assert game.table.stacks[0] == 2  # the last disc and the one stuck to it count against White
 
 
 def test_r3_r19_a_setup_placement_that_does_not_settle_is_taken_back_not_a_game_end():

@@ -319,6 +319,23 @@ def test_r15_red_moved_more_than_its_radius_loses():
     assert sudden_end(STD, 1, False, res.red_moved, [5, 5], False, BOTH) == ("red_moved", 1, "R15")
 
 
+def test_r15_red_moved_is_measured_from_the_dot_so_small_pushes_add_up():
+    """Each push is under a radius, but the second leaves the dot uncovered."""
+    a = Geometry().red_radius
+    once = moved(RED, x=0.6 * a)
+    first = run([RED], episode([once], red_displacement=0.6), red_radius=a)
+    second = run([once], episode([moved(RED, x=1.2 * a)], red_displacement=0.6), red_radius=a)
+    assert not first.red_moved and second.red_moved
+
+
+def test_r15_red_pushed_back_over_the_dot_has_not_moved_off_it():
+    """From 0.5 radii off, 1.1 radii through the dot to 0.6 on the other side: never uncovered."""
+    a = Geometry().red_radius
+    start, end = moved(RED, x=0.5 * a), moved(RED, x=-0.6 * a)
+    assert not run([start], episode([end], red_displacement=1.1), red_radius=a).red_moved
+    assert run([start], episode([moved(RED, x=0.4 * a)], red_displacement=1.6), red_radius=a).red_moved  # out and back
+
+
 def test_r16_a_player_with_no_colour_on_the_mat_loses():
     assert sudden_end(STD, 0, False, False, [5, 5], False, {W}) == ("no_colour_on_mat", 1, "R16")
     assert sudden_end(STD, 0, False, False, [5, 5], False, set())[1] == 0  # both: the mover caused it

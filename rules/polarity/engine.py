@@ -33,8 +33,8 @@ from rules.base import GameSpec
 from rules.seeds import stream
 from rules.polarity.ends import red_orientation, sudden_end, winner
 from rules.polarity.physics import core, geometry, physics_version
-from rules.polarity.resolve import Resolution, pairs, resolve
-from rules.polarity.state import Table, Tower, colour
+from rules.polarity.resolve import Resolution, components, pairs, resolve
+from rules.polarity.state import FaultGroup, Table, Tower, colour
 from rules.polarity.strategies import STRATEGIES
 from rules.polarity.view import Convert, Place, View
 
@@ -92,6 +92,25 @@ def check_legal(view: View, action) -> None:
         raise ValueError(f"illegal move: body {action.host} is not a host of seat {view.seat}")
     if isinstance(action, Convert) and action.leaner not in {b.id for b in view.leaners()}:
         raise ValueError(f"illegal move: body {action.leaner} is not a leaner of seat {view.seat}")
+
+
+def separated(res: Resolution, ep, loose: list[int], seat: int) -> None:
+    """Common question "a fault during a capture": discs that came apart from the
+    tower being placed (``loose``, on the mat) make a new fault, kind ``s``: the
+    turn ends, and they are resolved as usual. Those still touching each other
+    form a fault group for the opponent (R10); a lone one stays where it landed
+    (R6: a fallen disc touching nothing is left there). Discs that also made a
+    new contact are already in a group of the resolution."""
+    if not loose:
+        return
+    if "s" not in res.faults:
+        res.faults.append("s")
+    grouped = {i for g in res.groups for i in g.ids}
+    links = {p for p in pairs(ep.final_contacts) if p <= set(loose)}
+    for comp in components(loose, links):
+        ids = comp - grouped
+        if len(ids) >= 2:
+            res.groups.append(FaultGroup(captor=1 - seat, ids=tuple(sorted(ids))))
 
 
 class Game:
@@ -180,7 +199,7 @@ class Game:
     def resolve(self, ep, before, contacts, seat, expected, keep=frozenset(), action=-1) -> Resolution:
         return resolve(
             ep, before, contacts, self.table, seat, expected,
-            self.rules.fault_move_diameters, self.rules.tower_steal, keep, action,
+            self.rules.fault_move_diameters, self.rules.tower_steal, keep, action, self.geo.red_radius,
         )
 
     def trial_for(self, seat: int):
@@ -196,7 +215,8 @@ class Game:
             if ep.status not in ("settled", "red_contact"):
                 return None
             return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
-                           self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action)
+                           self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action,
+                           red_radius=self.geo.red_radius)
 
         return trial
 
@@ -222,18 +242,15 @@ class Game:
             self.counts["faults"][seat] += 1
 
     def apply(self, seat: int, ep, res: Resolution) -> None:
-        """Move returned discs to the mover's stack, update towers, queue fault groups."""
+        """Move returned discs to the mover's stack, update towers, queue fault groups.
+        A tower's discs in a fault group (``tower_steal``) stay its controller's until
+        the group is captured (``take_from_towers``): a game that ends first scores them so."""
         on_mat = {b.id for b in self.bodies()}
         gone = [i for i in res.returned if i in on_mat]
         if gone:
             self.remove(gone)
         self.table.stacks[seat] += len(res.returned)
         self.refresh_towers(ep, set(res.returned))
-        if self.rules.tower_steal:
-            taken = {i for g in res.groups for i in g.ids}
-            for t in self.table.towers:
-                t.ids = [i for i in t.ids if i not in taken]
-            self.table.towers = [t for t in self.table.towers if t.ids]
         self.table.pending.extend(res.groups)
 
     def refresh_towers(self, ep, removed: set[int]) -> None:
@@ -325,10 +342,12 @@ class Game:
         ids = [i for i in group.ids if i in bodies and bodies[i].state.value != "out"]
         if not ids:
             return False
+        # declared captured where it lies: a lone flat disc, or a whole stack (not part of one)
         stacks = {bodies[i].tower for i in ids}
+        whole_stack = (len(stacks) == 1 and -1 not in stacks
+                       and {b.id for b in bodies.values() if b.tower in stacks} == set(ids))
         in_place = all(bodies[i].up == colour(seat) for i in ids) and (
-            (len(ids) == 1 and bodies[ids[0]].state.value == "flat")
-            or (len(stacks) == 1 and -1 not in stacks and all(bodies[i].state.value == "stacked" for i in ids))
+            (len(ids) == 1 and bodies[ids[0]].state.value == "flat") or whole_stack
         )
         self.take_from_towers(ids)
         if in_place:
@@ -347,6 +366,7 @@ class Game:
         tower = max(pieces.values(), key=len, default=[])
         res = self.resolve(ep, before, contacts, seat, set(ids), keep=set(tower))
         tower = [i for i in tower if i not in res.returned]
+        separated(res, ep, [i for i in ids if i in final and i not in tower and i not in res.returned], seat)
         if tower:
             self.table.towers.append(Tower(seat, sorted(tower, key=lambda i: final[i].z)))
         self.apply(seat, ep, res)
@@ -390,9 +410,10 @@ class Game:
             if res.action == "flat" and not res.fault:
                 self.remove([ep.action])
                 continue
-            # the drawn disc leaves the stack; if it stayed in hand, R8 returns it with the rest
+            # the drawn disc leaves the stack (if it stayed in hand, R8 returns it with the
+            # rest); the last one played ends the game even if R8 or R9 refill the stack (R17)
             self.table.stacks[seat] -= 1
-            emptied = self.table.stacks[seat] == 0 and res.action != "in_hand"
+            emptied = self.table.stacks[seat] == 0
             self.apply(seat, ep, res)
             placed = res.action == "placed" and not res.fault
             self.counts["placements"][seat] += int(placed)

@@ -7,8 +7,9 @@ episode, who moved and what the move was; the output is a ``Resolution``:
 - ``faults``: the R6 reaction kinds seen, a subset of ``a``-``e``
   (a new contact, b a leaner fell flat, c a disc snapped onto the held disc,
   d a foundation or tower moved more than ``fault_move_diameters``,
-  e a disc left the circle);
-- ``red_touched`` (R14) and ``red_moved`` (R15);
+  e a disc left the circle; the engine adds s, a disc separated from a
+  tower being placed in a capture: ``engine.separated``);
+- ``red_touched`` (R14) and ``red_moved`` (R15: ``red_off_dot``);
 - ``returned``: discs that go to the mover's stack (R8 in hand, R9 out);
 - ``groups``: new fault groups for the opponent to capture (R10, R11, R12);
 - ``action``: what became of the action disc (``placed`` leaning, ``flat``
@@ -24,8 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from sim import detmath as dm
 from sim.api import BodyInfo, BodyState, Episode
 
+from rules.polarity.physics import Geometry
 from rules.polarity.state import FaultGroup, Table, colour
 
 Pair = frozenset
@@ -170,6 +173,23 @@ def red_toucher(red_contacts, before: dict[int, BodyInfo], action: int) -> str:
     return min(kinds, key=["action", "leaner", "foundation"].index) if kinds else "other"
 
 
+def red_off_dot(ep: Episode, before: dict[int, BodyInfo], red_radius: float, dot=(0.0, 0.0)) -> bool:
+    """R15: the red disc uncovered the centre dot ``dot`` (its place at setup): its
+    centre ended more than one red radius from the dot, or moved further during
+    the episode than one radius plus where it started from the dot (then it was
+    off at some instant). Measured from the dot, not from where the episode
+    began, so small pushes over several turns add up."""
+    for b in ep.final:
+        if not b.red:
+            continue
+        start = before.get(b.id)
+        offset = dm.hypot(start.x - dot[0], start.y - dot[1]) if start else 0.0
+        if (dm.hypot(b.x - dot[0], b.y - dot[1]) > red_radius
+                or ep.red_displacement * red_radius > red_radius + offset):
+            return True
+    return False
+
+
 def resolve(
     ep: Episode,
     before: dict[int, BodyInfo],
@@ -181,6 +201,7 @@ def resolve(
     tower_steal: bool = False,
     keep: set[int] = frozenset(),
     action: int = -1,
+    red_radius: float = Geometry.red_radius,
 ) -> Resolution:
     """Every rule event of one episode, for the move ``mover`` just made.
     ``action``: the Action Disc released by a ``place_leaner`` episode (else -1)."""
@@ -188,7 +209,7 @@ def resolve(
     res = Resolution(
         faults=faults,
         red_touched=bool(ep.red_contacts),
-        red_moved=ep.red_displacement > 1.0,
+        red_moved=red_off_dot(ep, before, red_radius),
     )
     if action >= 0:
         res.action = action_outcome(ep, faults, action)

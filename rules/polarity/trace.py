@@ -24,7 +24,7 @@ Frame (plain JSON-able dict; lengths in millimetres, angles in degrees):
 ``intent``          {host, azimuth, base_distance, tilt} intended and
                     ``noisy`` after hand noise (place/convert), or null
 ``spot``            [x, y] of a setup disc / captured tower (intended), or null
-``attempts``, ``fault_kinds`` (list of R6 a-e), ``captured_discs``,
+``attempts``, ``fault_kinds`` (list of R6 a-e, and s), ``captured_discs``,
 ``returned_to_stack``, ``red_touched``, ``scores`` [2], ``stacks`` [2],
 ``discs_on_mat``    copied from the row
 ``bodies``          [{id, x, y, z, up, tilt, state, tower, leaning_on, red}]
