@@ -71,6 +71,19 @@ def test_identical_results_give_p_one_and_no_changed_games():
     assert changed_games(same, "runs/x") == []
 
 
+def test_three_games_that_all_flipped_are_not_a_significant_change():
+    """Too few seeds to decide: the score test of n games that all moved alike is
+    the exact sign test (p = 1/4 for three), not a t-test with p = 0."""
+    n = 3
+    idx, self_play = np.arange(n), np.zeros(n, bool)
+    focus = focus_seats(idx, self_play)
+    p = Paired(cell=np.zeros(n, np.int64), seed_index=idx, game_index=idx, focus_seat=focus, self_play=self_play,
+               winner_a=1 - focus, winner_b=focus.copy(), score_a=np.zeros(n), score_b=np.zeros(n),
+               turns_a=np.full(n, 10), turns_b=np.full(n, 10),
+               end_a=np.array(["x"] * n, dtype=object), end_b=np.array(["x"] * n, dtype=object))
+    assert not verdict(p).significant
+
+
 def test_first_player_test_appears_only_when_a_cell_is_not_self_play():
     p = synthetic(np.random.default_rng(3), n=300)
     assert "first player wins" in [r.test for r in verdict(p).rows]

@@ -53,7 +53,7 @@ def test_mcnemar_many_discordant_pairs_uses_continuity_corrected_chi_square():
     res = mcnemar(np.array([[100, 30], [80, 200]]))
     assert res.method == "mcnemar-chi2-cc"
     assert res.statistic == pytest.approx((abs(30 - 80) - 1) ** 2 / 110)
-    assert res.effect == pytest.approx((80 - 30) / 410)
+    assert res.effect == pytest.approx((30 - 80) / 410)  # rows A, columns B: B wins 30 - 80 fewer
 
 
 def test_mcnemar_without_discordant_pairs_finds_nothing():
@@ -89,6 +89,26 @@ def test_paired_score_difference_mean_is_the_hand_computed_score_change():
     res, ci = paired_score_difference(table)
     d = (2 * 0.5 + 4 * 1 - 1 * 0.5 - 3 * 0.5) / 45
     assert res.effect == pytest.approx(d) and ci.estimate == pytest.approx(d)
+
+
+def test_mcnemar_effect_is_positive_when_b_wins_more():
+    assert mcnemar(np.array([[10, 8], [3, 20]])).effect == pytest.approx(5 / 41)
+
+
+def test_paired_score_difference_when_every_seed_moved_alike_is_the_exact_sign_test():
+    """No variance, so no t-test: three seeds that all turned loss -> win are p = 1/4
+    (two-sided sign test), not p = 0; six are 1/32."""
+    three, ci = paired_score_difference(np.array([[0, 0, 3], [0, 0, 0], [0, 0, 0]]))
+    assert (three.method, three.pvalue, three.effect) == ("sign-exact", pytest.approx(0.25), 1.0)
+    assert ci.high == 1.0 and ci.low < 0  # three seeds cannot pin the shift down
+    assert paired_score_difference(np.array([[0, 0, 6], [0, 0, 0], [0, 0, 0]]))[0].pvalue == pytest.approx(1 / 32)
+    same, ci = paired_score_difference(np.array([[4, 0, 0], [0, 3, 0], [0, 0, 5]]))
+    assert same.pvalue == 1.0 and ci.low < 0 < ci.high
+
+
+def test_paired_score_difference_interval_stays_within_the_possible_shifts():
+    _, ci = paired_score_difference(np.array([[1, 0, 1], [0, 0, 0], [0, 0, 0]]))
+    assert -1.0 <= ci.low <= ci.high <= 1.0
 
 
 def test_draws_turning_into_equal_wins_and_losses_move_the_mix_but_not_the_score():

@@ -15,7 +15,9 @@ three-level outcomes the category order is (loss, draw, win) with scores
 - Three-level paired outcomes, two tests with different questions:
   * ``paired_score_difference(table)`` — *did the score move?* Per seed the
     score difference d = s_B - s_A in {-1, -1/2, 0, 1/2, 1}; paired t-test
-    of mean d = 0 (Student 1908), with a t interval for the mean. This is
+    of mean d = 0 (Student 1908), with a t interval for the mean (clipped
+    to [-1, 1]); when every seed moved by the same d the t-test is undefined
+    and an exact sign test replaces it (``_all_equal``). This is
     the 1-df test aimed at a shift in win rate (draws as half wins) and the
     fixed-sample counterpart of ``sprt.RegressionSPRT``. Chosen as the main
     three-level test: a shift in score is what designers ask about, and a
@@ -53,6 +55,7 @@ from statsmodels.stats.contingency_tables import mcnemar as _sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from .interval import Interval, check_level
+from .proportion import wilson
 from .tally import TRINOMIAL_SCORES
 
 
@@ -98,7 +101,7 @@ def mcnemar(table: "np.ndarray | list", exact_below: int = 25) -> TestResult:
     exact = discordant < exact_below
     res = _sm_mcnemar(t, exact=exact, correction=True)
     method = "mcnemar-exact" if exact else "mcnemar-chi2-cc"
-    effect = float(t[1, 0] - t[0, 1]) / float(t.sum())  # p(B=1) - p(A=1)
+    effect = float(t[0, 1] - t[1, 0]) / float(t.sum())  # p(B=1) - p(A=1): rows A, columns B
     return TestResult(float(res.statistic), float(res.pvalue), method,
                       None if exact else 1.0, effect)
 
@@ -120,15 +123,25 @@ def paired_score_difference(table: "np.ndarray | list", level: float = 0.95) -> 
     var = float(np.dot(counts, (values - mean) ** 2) / (n - 1))
     level = check_level(level)
     if var == 0.0:
-        p = 1.0 if mean == 0.0 else 0.0
-        return (TestResult(0.0 if mean == 0 else np.inf, p, "paired-t", n - 1, mean),
-                Interval(mean, mean, mean, level))
+        return _all_equal(mean, n, level)
     se = np.sqrt(var / n)
     t_stat = mean / se
     p = float(2 * sps.t.sf(abs(t_stat), n - 1))
     half = float(sps.t.ppf(0.5 + level / 2, n - 1) * se)
     return (TestResult(float(t_stat), p, "paired-t", n - 1, mean),
-            Interval(mean, mean - half, mean + half, level))
+            Interval(mean, max(-1.0, mean - half), min(1.0, mean + half), level))
+
+
+def _all_equal(d: float, n: int, level: float) -> tuple[TestResult, Interval]:
+    """Every seed's score moved by the same d: the t-test is undefined (no
+    variance). The exact sign test on the n seeds instead (two-sided; all
+    unchanged: p = 1), and an interval that only trusts what was seen: the
+    share q of seeds that move by d is at least Wilson's lower bound q_lo
+    for n of n, the rest may move anywhere in [-1, 1]."""
+    p = 1.0 if d == 0.0 else float(sps.binomtest(n, n, 0.5).pvalue)
+    q_lo = wilson(n, n, level).low
+    ci = Interval(d, q_lo * d - (1.0 - q_lo), q_lo * d + (1.0 - q_lo), level)
+    return TestResult(float(n) if d else 0.0, p, "sign-exact" if d else "paired-t", None, d), ci
 
 
 def stuart_maxwell(table: "np.ndarray | list") -> TestResult:
