@@ -8,17 +8,19 @@ ahead up to the end:
     d = 1 + (last turn where w was not strictly ahead), or 0 if none,
 
 and the *decided fraction* is d / (last turn + 1), in [0, 1]: near 0 the
-winner led from the start (a runaway game); 1 means the winner never led on
-score before the end (a comeback or a sudden end). Draws and failed games
-have no winner and are left out.
+winner led from the start (a runaway game); (T - 1) / T for a game of T
+turns means the winner first took the lead on the last turn (a comeback);
+1 means the winner was not ahead on score even after the last turn (won by
+a sudden end, e.g. the opponent touched the red disc). Draws and failed
+games have no winner and are left out.
 
 - ``per_game_sql(scope)``: one row per decided game — group keys,
   ``decided_turn``, ``turns``, ``decided_frac``; shared with the report's
   histogram.
 - ``decisiveness(scope)``: per group — games, mean and quantiles of the
   decided fraction, mean deciding turn, and two shares with Wilson
-  intervals: ``early`` (decided in the first half) and ``last`` (winner
-  only ahead at the very end).
+  intervals: ``early`` (decided in the first half) and ``last`` (decided
+  fraction 1: the winner was not ahead on score at the end).
 
 Skipped (no rows) when the runs have no ``turns`` with running scores.
 """
