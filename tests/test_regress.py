@@ -197,3 +197,13 @@ def test_game_limit_stops_an_undecided_regress(tmp_path):
     res = regress(base, str(tmp_path / "cand"), overrides={"sides": 7},
                   config=RegressConfig(batch_games=100, max_games=200, delta=0.01), workers=0)
     assert res.decision == "undecided" and res.games_played == 200 and res.status == "incomplete"
+
+
+def test_undecided_regress_exits_3_not_0(tmp_path):
+    """Running out of games before the SPRT decides is not evidence of no change
+    (here nothing changed, but 200 games cannot rule out a 1-point shift)."""
+    base = baseline(tmp_path, matchup=("fair", "fair"))
+    res = runner.invoke(app, ["regress", base, "--out", str(tmp_path / "cand"), "--workers", "0",
+                              "--batch", "100", "--max-games", "200", "--delta", "0.01"])
+    assert res.exit_code == 3, res.output
+    assert "undecided" in res.output

@@ -3,7 +3,14 @@ is now and stop as soon as an SPRT decides.
 
 Exit 0: no change; 1: changed — the SPRT on the score rate said so, or the
 verdict table on the pairs played found a significant change (whatever the
-SPRT said), or a golden physics scene changed; 2: bad input.
+SPRT said), or a golden physics scene changed; 2: bad input; 3: undecided —
+the game limit (``--max-games`` or the baseline's seeds) came before the
+SPRT decided and the verdict table found nothing: not evidence of "no
+change" (raise the limit, or accept a larger ``--delta``).
+
+``--alpha`` bounds each of the two ways to say "changed" (the SPRT, and the
+Holm-corrected verdict table read after it stopped), so a run with nothing
+changed is flagged with probability at most about 2 alpha.
 """
 
 from typing import Annotated, Optional
@@ -34,7 +41,7 @@ def register(app: typer.Typer) -> None:
         out: cli.OutOpt = "runs",
         sets: cli.SetOpt = [],
         delta: Annotated[float, typer.Option("--delta", help="Smallest score-rate change that matters (0.05 = 5 points).")] = 0.05,
-        alpha: Annotated[float, typer.Option("--alpha", help="Probability of saying 'changed' when nothing changed.")] = 0.05,
+        alpha: Annotated[float, typer.Option("--alpha", help="Probability of the SPRT (and, apart, of the verdict table) saying 'changed' when nothing changed; together at most ~2 alpha.")] = 0.05,
         beta: Annotated[float, typer.Option("--beta", help="Probability of saying 'unchanged' when it changed by delta.")] = 0.05,
         batch: Annotated[int, typer.Option("--batch", help="Games between two looks of the SPRT.")] = 200,
         max_games: Annotated[Optional[int], typer.Option("--max-games", help="Game limit (default: every baseline seed).")] = None,
@@ -47,7 +54,7 @@ def register(app: typer.Typer) -> None:
         fmt: cli.FormatOpt = Format.table,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-batch progress lines.")] = False,
     ) -> None:
-        """Replay a baseline run's seeds with today's code; stop when an SPRT decides (exit 0 same, 1 changed, 2 bad input).
+        """Replay a baseline run's seeds with today's code; stop when an SPRT decides (exit 0 same, 1 changed, 2 bad input, 3 undecided).
 
         Example: polsim regress runs/polarity-standard-1a2b3c4d5e --set magnet_strength=1.1 --delta 0.05 --out runs/
         """
@@ -85,5 +92,11 @@ def register(app: typer.Typer) -> None:
         if result.decision != "changed" and result.verdict.significant:
             cli.out_console.print(f"SPRT {result.decision} on the score rate, but the verdict table finds a "
                                   "significant change: flagged as changed", soft_wrap=True)
-        raise typer.Exit(1 if result.flagged else 0)
+        if result.flagged:
+            raise typer.Exit(1)
+        if result.decision == "undecided":
+            cli.err_console.print("undecided: the game limit came before the SPRT decided; raise --max-games "
+                                  "or accept a larger --delta", highlight=False, soft_wrap=True)
+            raise typer.Exit(3)
+        raise typer.Exit(0)
 
