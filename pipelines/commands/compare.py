@@ -15,7 +15,7 @@ from rules.base import UsageError
 if TYPE_CHECKING:  # the statistics load when a command runs, not when the CLI starts
     from pipelines.compare import Verdict
 
-AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate of the verdict (Holm).")]
+AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate of the verdict (Holm); the effect intervals stay 95 % each, not adjusted.")]
 ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many changed games.")]
 
 
