@@ -16,7 +16,7 @@ from pipelines import catalog
 from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
-from pipelines.spec import Cell, Experiment, parse_sets
+from pipelines.spec import Cell, Experiment, make_experiment, parse_sets
 from rules.base import StrategySpec, UsageError, get_game
 
 app = typer.Typer(
@@ -90,7 +90,7 @@ def build_experiment(game: str, variant: Optional[str], strategies: list[str], s
             raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
         overrides[key] = values[0]
     size = shard_size or game_def.shard_size
-    return Experiment(
+    return make_experiment(
         game=game_def.name, variant=variant or game_def.default_variant,
         cells=(Cell(overrides=overrides, matchup=matchup),), games=games, seed=seed, shard_size=size,
     )

@@ -1,0 +1,75 @@
+"""Bad input on the command line: one line naming the problem and what to do,
+exit code 2, and nothing written (README, "Bad input")."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+import tests.toygame  # noqa: F401  registers "toy"
+from pipelines.cli import app
+from pipelines.runner import run_experiment
+from pipelines.spec import Cell, Experiment
+
+runner = CliRunner()
+
+
+def files_under(root) -> set[str]:
+    return {os.path.relpath(os.path.join(d, n), root) for d, dirs, names in os.walk(root) for n in dirs + names}
+
+
+def refused(tmp_path, args: list[str], message: str) -> str:
+    """Run ``polsim args``; assert exit 2, one line holding ``message``, nothing written under tmp_path."""
+    before = files_under(tmp_path)
+    res = runner.invoke(app, args)
+    lines = res.output.strip().splitlines()
+    assert res.exit_code == 2, res.output
+    assert len(lines) == 1, res.output
+    assert message in lines[0], res.output
+    assert files_under(tmp_path) == before
+    return lines[0]
+
+
+def simulate(tmp_path, *extra: str) -> list[str]:
+    return ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "4",
+            "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet", *extra]
+
+
+def toy_run(tmp_path, games=6, seed=3, shard_size=2, folder="runs"):
+    exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),),
+                     games=games, seed=seed, shard_size=shard_size)
+    return run_experiment(exp, str(tmp_path / folder), workers=0)
+
+
+# -- 1. seeds ---------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [str(2**64), str(10**30)])
+def test_simulate_rejects_a_seed_beyond_64_bits(tmp_path, seed):
+    refused(tmp_path, simulate(tmp_path, "--seed", seed), "--seed must be 0..18446744073709551615")
+
+
+def test_simulate_accepts_the_largest_64_bit_seed(tmp_path):
+    res = runner.invoke(app, simulate(tmp_path, "--seed", str(2**64 - 1)))
+    assert res.exit_code == 0, res.output
+
+
+def test_sweep_and_tournament_reject_a_seed_beyond_64_bits(tmp_path):
+    refused(tmp_path, ["sweep", "--game", "toy", "--set", "sides=4,6", "--games", "2", "--seed", str(2**64),
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"], "--seed must be 0..")
+    refused(tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded", "--games", "2", "--seed", str(2**64),
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"], "--seed must be 0..")
+
+
+# -- 5. run size ------------------------------------------------------------------
+def test_simulate_rejects_more_games_than_a_run_can_hold(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--games", str(10**21)), "--games must be 1..1,000,000,000")
+
+
+def test_simulate_rejects_a_run_of_more_shards_than_a_manifest_can_list(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--games", str(10**8), "--shard-size", "2"), "pass --shard-size 100 or more")
+
+
+def test_tournament_counts_every_pairing_against_the_run_limit(tmp_path):
+    refused(tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded,loaded:bonus=2", "--games", str(10**9),
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"], "more than 1,000,000,000 per run")
