@@ -40,6 +40,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pipelines import manifest as mf
+from pipelines.dataset import open_runs
 from pipelines.compare import Verdict, changed_games, match_runs, verdict
 from pipelines.executors import make_executor
 from pipelines.runner import Interrupted, prepare_run, shard_tasks, stop_on_signals
@@ -182,8 +183,10 @@ def _look(sprt: RegressionSPRT, baseline_uri: str, run_uri: str, batch: int, pla
 
 def _plan(baseline: str, out: str, overrides: dict[str, Any], shard_size: int | None,
           run_id: str | None) -> tuple[Experiment, str]:
-    """Step 1: the validated candidate experiment and its run id."""
-    base_manifest = mf.load(locate(baseline))
+    """Step 1: the validated candidate experiment and its run id; the baseline must
+    have finished games in readable shards before anything is played."""
+    con, (base_manifest,) = open_runs([baseline])
+    con.close()
     base_exp = mf.experiment_of(base_manifest)
     cand = candidate_experiment(base_exp, overrides, shard_size)
     validate(cand)

@@ -28,9 +28,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines import manifest as mf
+from pipelines.dataset import unreadable_shard
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, UsageError, get_game
 from workers.shard import play_games
@@ -139,7 +141,10 @@ def _shard_of(manifest: dict, game_index: int) -> int:
 
 
 def _read_rows(loc, game_index: int) -> list[dict]:
-    table = pq.read_table(loc.path, filesystem=loc.fs, filters=[("game_index", "=", game_index)])
+    try:
+        table = pq.read_table(loc.path, filesystem=loc.fs, filters=[("game_index", "=", game_index)])
+    except (pa.ArrowException, OSError) as exc:
+        raise unreadable_shard(loc.uri, exc) from None
     return table.to_pylist()
 
 

@@ -73,3 +73,63 @@ def test_simulate_rejects_a_run_of_more_shards_than_a_manifest_can_list(tmp_path
 def test_tournament_counts_every_pairing_against_the_run_limit(tmp_path):
     refused(tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded,loaded:bonus=2", "--games", str(10**9),
                        "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"], "more than 1,000,000,000 per run")
+
+
+# -- 2. corrupt runs --------------------------------------------------------------
+def manifest_path(run_uri):
+    return os.path.join(run_uri, "manifest.json")
+
+
+CORRUPT_MANIFESTS = [
+    ('{"format": 1, "run_id": ', "is not valid JSON"),
+    ("", "is not valid JSON"),
+    ("[1, 2]", "is not a JSON object"),
+    ('{"format": 99, "run_id": "x", "shards": [], "spec": {}}', "has format 99, this polsim reads format 1"),
+    ('{"format": 1, "run_id": "x", "shards": []}', "has no spec"),
+]
+
+
+def corrupt_manifest(run_uri, text):
+    with open(manifest_path(run_uri), "w") as f:
+        f.write(text)
+
+
+def every_reader(run_uri, other_uri, tmp_path) -> list[list[str]]:
+    return [["analyze", run_uri], ["compare", run_uri, other_uri], ["compare", other_uri, run_uri],
+            ["regress", run_uri, "--out", str(tmp_path / "regress"), "--workers", "0", "-q"],
+            ["replay", run_uri, "--game", "0"], ["report", run_uri, "--out", str(tmp_path / "r.html")]]
+
+
+@pytest.mark.parametrize("text, message", CORRUPT_MANIFESTS)
+def test_every_command_refuses_a_run_whose_manifest_is_corrupt(tmp_path, text, message):
+    bad, good = toy_run(tmp_path), toy_run(tmp_path, folder="other")
+    corrupt_manifest(bad.uri, text)
+    for args in every_reader(bad.uri, good.uri, tmp_path):
+        line = refused(tmp_path, args, message)
+        assert "Traceback" not in line
+
+
+def test_a_manifest_of_an_unknown_game_is_refused(tmp_path):
+    run = toy_run(tmp_path)
+    with open(manifest_path(run.uri)) as f:
+        text = f.read().replace('"game": "toy"', '"game": "chess"')
+    corrupt_manifest(run.uri, text)
+    refused(tmp_path, ["analyze", run.uri], "plays a game this polsim does not know: unknown game 'chess'")
+
+
+def test_every_command_refuses_a_run_with_a_garbage_parquet_shard(tmp_path):
+    bad, good = toy_run(tmp_path), toy_run(tmp_path, folder="other")
+    shard = os.path.join(bad.uri, "games", "shard-00000.parquet")
+    with open(shard, "wb") as f:
+        f.write(b"not parquet at all")
+    for args in every_reader(bad.uri, good.uri, tmp_path):
+        refused(tmp_path, args, f"{shard} is not a readable Parquet file")
+
+
+def test_regress_refuses_a_baseline_with_no_finished_games_before_playing(tmp_path):
+    import shutil
+
+    run = toy_run(tmp_path)
+    shutil.rmtree(os.path.join(run.uri, "games"))
+    refused(tmp_path, ["regress", run.uri, "--out", str(tmp_path / "regress"), "--workers", "0", "-q"],
+            "has no finished games yet")
