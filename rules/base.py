@@ -47,9 +47,9 @@ class UsageError(ValueError):
 
 
 class RulesBase(BaseModel):
-    """Base of every game's rules model: frozen, unknown knobs rejected."""
+    """Base of every game's rules model: frozen, unknown knobs and non-finite numbers rejected."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     def variant_hash(self) -> str:
         """A short stable hash of every knob value."""
@@ -58,9 +58,9 @@ class RulesBase(BaseModel):
 
 
 class StrategyParams(BaseModel):
-    """Base of every strategy's parameter model."""
+    """Base of every strategy's parameter model: unknown parameters and non-finite numbers rejected."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 @dataclass(frozen=True)

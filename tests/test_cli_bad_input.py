@@ -133,3 +133,79 @@ def test_regress_refuses_a_baseline_with_no_finished_games_before_playing(tmp_pa
     shutil.rmtree(os.path.join(run.uri, "games"))
     refused(tmp_path, ["regress", run.uri, "--out", str(tmp_path / "regress"), "--workers", "0", "-q"],
             "has no finished games yet")
+
+
+# -- 3. half-written runs -----------------------------------------------------------
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_simulate_rejects_a_knob_that_is_not_finite(tmp_path, value):
+    refused(tmp_path, ["simulate", "--game", "polarity", "--set", f"magnet_strength={value}", "--games", "2",
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"],
+            "bad value for knob magnet_strength: Input should be a finite number")
+
+
+def test_simulate_rejects_a_strategy_parameter_that_is_not_finite(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--strategies", "sleepy:ms=inf,fair"), "bad parameter ms")
+
+
+def test_simulate_refuses_an_unreachable_address_before_writing_anything(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--address", "127.0.0.1:1"), "cannot reach a Ray cluster at --address 127.0.0.1:1")
+
+
+def test_simulate_refuses_an_address_that_is_not_host_and_port(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--address", "nonsense"), "is not 'auto' or host:port")
+
+
+def test_simulate_with_address_auto_and_no_cluster_fails_before_writing_anything(tmp_path, monkeypatch):
+    import ray._private.services as services
+
+    def no_cluster(address):
+        raise ConnectionError("Could not find any running Ray instance. Please specify the one to connect to.")
+
+    monkeypatch.setattr(services, "canonicalize_bootstrap_address_or_die", no_cluster)
+    refused(tmp_path, simulate(tmp_path, "--address", "auto"), "--address auto found no Ray cluster")
+
+
+def test_an_address_that_does_not_answer_fails_within_the_timeout(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    from pipelines import executors
+
+    def blackhole(address, timeout):
+        time.sleep(timeout)
+        raise socket.timeout("timed out")
+
+    monkeypatch.setattr(executors, "ADDRESS_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(socket, "create_connection", blackhole)
+    t0 = time.perf_counter()
+    refused(tmp_path, simulate(tmp_path, "--address", "10.255.255.1:6379"), "cannot reach a Ray cluster")
+    assert time.perf_counter() - t0 < 5
+
+
+# -- 4. run ids -----------------------------------------------------------------------
+@pytest.mark.parametrize("run_id", ["", " ", ".", "..", "a/b", "../escape", "/abs", "a\\b"])
+def test_simulate_and_regress_reject_a_run_id_that_is_not_a_folder_name(tmp_path, run_id):
+    refused(tmp_path, simulate(tmp_path, "--run-id", run_id), "is not a folder name")
+    base = toy_run(tmp_path, folder="base")
+    refused(tmp_path, ["regress", base.uri, "--out", str(tmp_path / "runs"), "--run-id", run_id, "--workers", "0", "-q"],
+            "is not a folder name")
+
+
+def test_simulate_refuses_an_existing_folder_that_is_not_a_run_unless_overwrite(tmp_path):
+    mine = tmp_path / "runs" / "mine"
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("keep me")
+    refused(tmp_path, simulate(tmp_path, "--run-id", "mine"), "exists and is not a polsim run")
+    assert runner.invoke(app, simulate(tmp_path, "--run-id", "mine", "--overwrite")).exit_code == 0
+    assert (mine / "manifest.json").exists() and not (mine / "notes.txt").exists()
+
+
+def test_simulate_refuses_a_run_id_that_is_a_file(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "afile").write_text("x")
+    refused(tmp_path, simulate(tmp_path, "--run-id", "afile"), "is a file, not a run folder")
+
+
+def test_simulate_leaves_no_out_folder_behind_when_refused(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--run-id", ".."), "is not a folder name")
+    assert not (tmp_path / "runs").exists()
