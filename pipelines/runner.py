@@ -117,7 +117,9 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     try:
         check_writable(root)
     except OSError as exc:
-        raise UsageError(f"cannot write to --out {out}: {exc.strerror or exc}; choose a writable folder") from None
+        reason = exc.strerror or " ".join(str(exc).split())
+        fix = "choose a writable folder" if root.is_local else "check the bucket name, the endpoint and the credentials"
+        raise UsageError(f"cannot write to --out {out}: {reason}; {fix}") from None
     run_id = run_id or exp.default_run_id()
     run = root.child(run_id)
     kind = run.fs.get_file_info(run.path).type

@@ -57,9 +57,10 @@ def locate(uri: str) -> Location:
     try:
         fs, path = pafs.FileSystem.from_uri(uri)
     except pa.ArrowInvalid as exc:
-        scheme = uri.split("://", 1)[0]
-        raise UsageError(f"{uri}: unknown URI scheme {scheme!r} ({' '.join(str(exc).split())}); "
-                         "give a local path or s3://bucket/prefix") from None
+        reason = " ".join(str(exc).split())
+        if reason.startswith("Unrecognized filesystem type"):
+            reason = f"unknown URI scheme {uri.split('://', 1)[0]!r}"
+        raise UsageError(f"{uri}: {reason}; give a local path or s3://bucket/prefix") from None
     except OSError as exc:
         raise UsageError(f"cannot reach {uri}: {' '.join(str(exc).split())}; check the bucket name, "
                          "the endpoint and the credentials (AWS_* environment variables)") from None

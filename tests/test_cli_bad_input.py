@@ -32,9 +32,9 @@ def refused(tmp_path, args: list[str], message: str) -> str:
     return lines[0]
 
 
-def simulate(tmp_path, *extra: str) -> list[str]:
+def simulate(tmp_path, *extra: str, out: str | None = None) -> list[str]:
     return ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "4",
-            "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet", *extra]
+            "--out", out or str(tmp_path / "runs"), "--workers", "0", "--quiet", *extra]
 
 
 def toy_run(tmp_path, games=6, seed=3, shard_size=2, folder="runs"):
@@ -209,3 +209,36 @@ def test_simulate_refuses_a_run_id_that_is_a_file(tmp_path):
 def test_simulate_leaves_no_out_folder_behind_when_refused(tmp_path):
     refused(tmp_path, simulate(tmp_path, "--run-id", ".."), "is not a folder name")
     assert not (tmp_path / "runs").exists()
+
+
+# -- 6. output files ---------------------------------------------------------------
+def test_replay_checks_every_output_path_before_writing_any(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, ["replay", run.uri, "--game", "0", "--out", str(tmp_path / "ok.html"), "--png", "/proc/x.png"],
+            "cannot write --png /proc/x.png")
+    refused(tmp_path, ["replay", run.uri, "--game", "0", "--out", str(tmp_path)], f"--out {tmp_path} is a folder")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    refused(tmp_path, ["replay", run.uri, "--game", "0", "--png", str(blocker / "g.png")], "cannot write --png")
+
+
+def test_report_refuses_a_folder_or_an_unwritable_place_as_out(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, ["report", run.uri, "--out", str(tmp_path)], "is a folder; give a file name inside it")
+    refused(tmp_path, ["report", run.uri, "--out", "/proc/report.html"], "cannot write --out /proc/report.html")
+
+
+# -- 7. URIs -------------------------------------------------------------------------
+def test_every_command_names_a_uri_of_unknown_scheme(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, simulate(tmp_path, out="foo://bar"),
+            "foo://bar: unknown URI scheme 'foo'; give a local path or s3://bucket/prefix")
+    refused(tmp_path, ["analyze", "foo://bar/run"], "unknown URI scheme 'foo'")
+    refused(tmp_path, ["report", run.uri, "--out", "foo://bar/r.html"], "unknown URI scheme 'foo'")
+    refused(tmp_path, ["replay", run.uri, "--game", "0", "--png", "foo://bar/g.png"], "unknown URI scheme 'foo'")
+
+
+def test_simulate_to_an_unreachable_object_store_names_it_and_what_to_check(tmp_path):
+    uri = "s3://bucket/runs?endpoint_override=127.0.0.1:1&scheme=http&region=us-east-1"
+    line = refused(tmp_path, simulate(tmp_path, out=uri), f"cannot write to --out {uri}")
+    assert "check the bucket name, the endpoint and the credentials" in line
