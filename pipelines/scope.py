@@ -76,6 +76,9 @@ class Scope:
             if col not in seats:
                 raise UsageError(f"--by: unknown column {col!r}; columns: {', '.join(seats)}")
         where_sql, params = parse_where(list(where), games)
+        if where and not con.execute(f"SELECT count(*) FROM games WHERE true {where_sql}", params).fetchone()[0]:
+            given = " ".join(f"--where {w}" for w in where)
+            raise UsageError(f"no games match {given}; check the values (e.g. with --by on that column)")
         return cls(con, tuple(by), where_sql, tuple(params), frozenset(games), frozenset(seats), frozenset(turns))
 
     # grouping -------------------------------------------------------------

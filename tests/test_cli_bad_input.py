@@ -242,3 +242,31 @@ def test_simulate_to_an_unreachable_object_store_names_it_and_what_to_check(tmp_
     uri = "s3://bucket/runs?endpoint_override=127.0.0.1:1&scheme=http&region=us-east-1"
     line = refused(tmp_path, simulate(tmp_path, out=uri), f"cannot write to --out {uri}")
     assert "check the bucket name, the endpoint and the credentials" in line
+
+
+# -- 8. several runs -------------------------------------------------------------------
+def test_analyze_and_report_refuse_runs_of_different_games(tmp_path):
+    toy = toy_run(tmp_path)
+    polar = tmp_path / "polar"
+    assert runner.invoke(app, ["simulate", "--game", "polar", "--games", "2", "--out", str(polar),
+                               "--run-id", "p", "--workers", "0", "-q"]).exit_code == 0
+    message = "runs play different games (polar, toy): analyze one game at a time"
+    refused(tmp_path, ["analyze", toy.uri, str(polar / "p")], message)
+    refused(tmp_path, ["report", toy.uri, str(polar / "p"), "--out", str(tmp_path / "r.html")], message)
+
+
+def test_analyze_and_report_refuse_the_same_run_twice(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, ["analyze", run.uri, run.uri], "is given twice: its games would count twice")
+    refused(tmp_path, ["analyze", run.uri, run.uri + "/"], "is given twice")
+    refused(tmp_path, ["report", run.uri, run.uri, "--out", str(tmp_path / "r.html")], "is given twice")
+
+
+# -- 9. filters that match nothing -------------------------------------------------------
+def test_analyze_and_report_say_when_where_matches_no_game(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, ["analyze", run.uri, "--where", "variant=nosuch"], "no games match --where variant=nosuch")
+    refused(tmp_path, ["report", run.uri, "--where", "variant=nosuch", "--out", str(tmp_path / "r.html")],
+            "no games match --where variant=nosuch")
+    ok = runner.invoke(app, ["analyze", run.uri, "--where", "variant=standard", "--format", "json"])
+    assert ok.exit_code == 0, ok.output
