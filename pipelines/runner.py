@@ -168,7 +168,7 @@ def run_experiment(
     skipped = sum(count for number, _, count in exp.shards() if number in done)
     result.shards_skipped = len(exp.shards()) - len(todo)
     result.games_done = skipped
-    if on_progress and skipped:
+    if on_progress:  # everything is checked: the progress display may start
         on_progress(skipped)
     tasks = shard_tasks(exp, result.run_id, run.uri, todo)
     executor = None

@@ -270,3 +270,14 @@ def test_analyze_and_report_say_when_where_matches_no_game(tmp_path):
             "no games match --where variant=nosuch")
     ok = runner.invoke(app, ["analyze", run.uri, "--where", "variant=standard", "--format", "json"])
     assert ok.exit_code == 0, ok.output
+
+
+# -- 10. no progress line before an error ---------------------------------------------------
+@pytest.mark.parametrize("extra, message", [
+    (["--run-id", ".."], "is not a folder name"),
+    (["--address", "127.0.0.1:1"], "cannot reach a Ray cluster"),
+    (["--set", "sides=1"], "bad value for knob sides"),
+])
+def test_simulate_without_quiet_shows_only_the_error_line(tmp_path, extra, message):
+    args = [a for a in simulate(tmp_path, *extra) if a != "--quiet"]
+    refused(tmp_path, args, message)
