@@ -206,14 +206,31 @@ def parse_knob_value(text: str) -> Any:
 
 
 def parse_sets(items: list[str]) -> dict[str, list[Any]]:
-    """``--set key=v1,v2`` items into {key: [values]} (a sweep takes several values)."""
+    """``--set key=v1,v2`` items into {key: [values]} (a sweep takes several values);
+    a knob given twice or an empty value is a ``UsageError``."""
     out: dict[str, list[Any]] = {}
     for item in items:
         key, sep, values = item.partition("=")
         if not sep or not key.strip() or not values.strip():
             raise UsageError(f"--set {item!r} is not key=value (or key=v1,v2 for a sweep)")
-        out[key.strip()] = [parse_knob_value(v) for v in values.split(",")]
+        key = key.strip()
+        if key in out:
+            raise UsageError(f"--set {key} is given twice; give each knob once (several values: --set {key}=v1,v2)")
+        parts = values.split(",")
+        if any(not v.strip() for v in parts):
+            raise UsageError(f"--set {item!r} has an empty value; remove the extra comma")
+        out[key] = [parse_knob_value(v) for v in parts]
     return out
+
+
+def split_strategies(text: str) -> list[str]:
+    """``--strategies A,B,...`` into its items; an empty list or item is a ``UsageError``."""
+    items = [p.strip() for p in text.split(",")]
+    if not any(items):
+        raise UsageError("--strategies is empty; name strategies, e.g. -s random,greedy (see `polsim strategies`)")
+    if not all(items):
+        raise UsageError(f"--strategies {text!r} has an empty item; remove the extra comma")
+    return items
 
 
 def validate(exp: Experiment) -> GameDef:

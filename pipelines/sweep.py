@@ -50,7 +50,7 @@ def sweep_experiment(game: str, variant: str | None, strategies: list[str], sets
     keys = list(grid)
     cells = tuple(Cell(overrides=dict(zip(keys, combo)), matchup=matchup)
                   for combo in itertools.product(*(grid[k] for k in keys)))
-    exp = make_experiment(game=game_def.name, variant=variant or game_def.default_variant, cells=cells, games=games,
+    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
                           seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
     validate(exp)
     return exp

@@ -55,7 +55,7 @@ def tournament_experiment(game: str, variant: str | None, strategies: list[str],
         raise UsageError(f"strategy {repeated[0]} is listed twice; give each strategy (with its parameters) once")
     game_def = get_game(game)
     cells = tuple(Cell(overrides=dict(sets), matchup=(a, b)) for a, b in itertools.combinations(names, 2))
-    exp = make_experiment(game=game_def.name, variant=variant or game_def.default_variant, cells=cells, games=games,
+    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
                           seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
     validate(exp)
     return exp

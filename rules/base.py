@@ -81,6 +81,8 @@ class StrategySpec:
             key, sep, value = part.partition("=")
             if not sep or not key.strip():
                 raise UsageError(f"strategy parameter {part!r} in {text!r} is not key=value")
+            if key.strip() in dict(params):
+                raise UsageError(f"strategy parameter {key.strip()!r} is given twice in {text!r}; give it once")
             params.append((key.strip(), value.strip()))
         return cls(parts[0], tuple(sorted(params)))
 
