@@ -281,3 +281,50 @@ def test_analyze_and_report_say_when_where_matches_no_game(tmp_path):
 def test_simulate_without_quiet_shows_only_the_error_line(tmp_path, extra, message):
     args = [a for a in simulate(tmp_path, *extra) if a != "--quiet"]
     refused(tmp_path, args, message)
+
+
+# -- 11. repeated and empty items ------------------------------------------------------------
+def sweep(tmp_path, *extra: str) -> list[str]:
+    return ["sweep", "--game", "toy", "--strategies", "fair,loaded", "--games", "2",
+            "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet", *extra]
+
+
+def test_simulate_and_sweep_reject_a_knob_given_twice(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--set", "sides=5", "--set", "sides=7"), "--set sides is given twice")
+    refused(tmp_path, sweep(tmp_path, "--set", "sides=4,5", "--set", "sides=7"), "--set sides is given twice")
+
+
+def test_simulate_rejects_a_strategy_parameter_given_twice(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--strategies", "loaded:bonus=1:bonus=2,fair"),
+            "strategy parameter 'bonus' is given twice")
+
+
+@pytest.mark.parametrize("value, message", [
+    ("fair,,loaded", "has an empty item"),
+    ("fair,loaded,", "has an empty item"),
+    ("", "--strategies is empty"),
+    (" , ", "--strategies is empty"),
+])
+def test_simulate_and_tournament_reject_empty_strategy_items(tmp_path, value, message):
+    refused(tmp_path, simulate(tmp_path, "--strategies", value), message)
+    refused(tmp_path, ["tournament", "--game", "toy", "-s", value, "--games", "2", "--out", str(tmp_path / "runs"),
+                       "--workers", "0", "-q"], message)
+
+
+def test_simulate_sweep_and_tournament_reject_an_empty_variant(tmp_path):
+    refused(tmp_path, simulate(tmp_path, "--variant", ""), "unknown variant ''")
+    refused(tmp_path, sweep(tmp_path, "--variant", "", "--set", "sides=4,6"), "unknown variant ''")
+    refused(tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded", "--variant", "", "--games", "2",
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "-q"], "unknown variant ''")
+
+
+def test_sweep_rejects_an_empty_value_in_a_list(tmp_path):
+    refused(tmp_path, sweep(tmp_path, "--set", "sides=4,6,"), "has an empty value")
+
+
+# -- 12. --show ----------------------------------------------------------------------------------
+def test_compare_and_regress_reject_a_negative_show(tmp_path):
+    run = toy_run(tmp_path)
+    refused(tmp_path, ["compare", run.uri, run.uri, "--show", "-1"], "--show must be 0 or more (got -1)")
+    refused(tmp_path, ["regress", run.uri, "--out", str(tmp_path / "regress"), "--show", "-1", "--workers", "0", "-q"],
+            "--show must be 0 or more (got -1)")
