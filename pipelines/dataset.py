@@ -95,9 +95,6 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
             raise UsageError(f"run {uri} is given twice: its games would count twice; give each run once")
         seen.add(run.uri.rstrip("/"))
     manifests = [mf.load(run) for run in runs]
-    played = sorted({m["spec"]["game"] for m in manifests})
-    if len(played) > 1:
-        raise UsageError(f"runs play different games ({', '.join(played)}): analyze one game at a time")
     games = _dataset(runs, "games")
     if games is None:
         raise UsageError(f"{uris[0]} has no finished games yet; run or --resume it first")

@@ -89,19 +89,12 @@ def check(run: Location, manifest: object) -> None:
     spec = manifest.get("spec")
     if not isinstance(spec, dict):
         raise UsageError(f"{bad} has no spec; {fix}")
-    for key in ("run_id", "shards"):
-        if key not in manifest:
-            raise UsageError(f"{bad} has no {key}; {fix}")
+    if not isinstance(manifest.get("run_id"), str):
+        raise UsageError(f"{bad} has no run_id; {fix}")
     try:
         get_game(str(spec.get("game")))
     except UsageError as exc:
         raise UsageError(f"{bad} plays a game this polsim does not know: {exc}") from None
-    try:
-        Experiment.model_validate(spec)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"]) or "spec"
-        raise UsageError(f"{bad} has a bad spec ({where}: {err['msg']}); {fix}") from None
 
 
 def save(run: Location, manifest: dict) -> None:
@@ -110,4 +103,11 @@ def save(run: Location, manifest: dict) -> None:
 
 
 def experiment_of(manifest: dict) -> Experiment:
-    return Experiment.model_validate(manifest["spec"])
+    """The run's experiment; a spec that is not one is a ``UsageError``."""
+    try:
+        return Experiment.model_validate(manifest["spec"])
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "spec"
+        raise UsageError(f"{MANIFEST} of run {manifest.get('run_id')} has a bad spec ({where}: {err['msg']}); "
+                         "re-run it or delete the folder") from None

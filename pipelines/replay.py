@@ -134,7 +134,7 @@ def _turn_key(row: dict) -> tuple:
 
 
 def _shard_of(manifest: dict, game_index: int) -> int:
-    for number, first, count in manifest["shards"]:
+    for number, first, count in manifest.get("shards", []):
         if first <= game_index < first + count:
             return number
     raise UsageError(f"game {game_index} is in no shard of run {manifest['run_id']}")

@@ -253,6 +253,8 @@ def test_analyze_and_report_refuse_runs_of_different_games(tmp_path):
     message = "runs play different games (polar, toy): analyze one game at a time"
     refused(tmp_path, ["analyze", toy.uri, str(polar / "p")], message)
     refused(tmp_path, ["report", toy.uri, str(polar / "p"), "--out", str(tmp_path / "r.html")], message)
+    apart = runner.invoke(app, ["analyze", toy.uri, str(polar / "p"), "--by", "game", "--format", "json"])
+    assert apart.exit_code == 0, apart.output  # kept apart, each game's measures stay its own
 
 
 def test_analyze_and_report_refuse_the_same_run_twice(tmp_path):
