@@ -16,7 +16,7 @@ from pipelines import catalog
 from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
-from pipelines.spec import Cell, Experiment, parse_sets
+from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
 
 app = typer.Typer(
@@ -90,20 +90,16 @@ def build_experiment(game: str, variant: Optional[str], strategies: list[str], s
             raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
         overrides[key] = values[0]
     size = shard_size or game_def.shard_size
-    return Experiment(
-        game=game_def.name, variant=variant or game_def.default_variant,
+    return make_experiment(
+        game=game_def.name, variant=game_def.default_variant if variant is None else variant,
         cells=(Cell(overrides=overrides, matchup=matchup),), games=games, seed=seed, shard_size=size,
     )
-
-
-def split_strategies(text: str) -> list[str]:
-    return [s for s in (p.strip() for p in text.split(",")) if s]
 
 
 def game_defaults(game: str, strategies: Optional[str], games: Optional[int]) -> tuple[list[str], int]:
     """The strategies and game count to play: as given, else the game's defaults."""
     game_def = get_game(game)
-    return (split_strategies(strategies or game_def.default_strategies),
+    return (split_strategies(game_def.default_strategies if strategies is None else strategies),
             game_def.default_games if games is None else games)
 
 

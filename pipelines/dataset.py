@@ -13,6 +13,8 @@ registered in an in-memory duckdb connection as:
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pyarrow as pa
 import pyarrow.dataset as pads
@@ -37,14 +39,38 @@ FROM (
 """
 
 
-def _unified(ds: pads.Dataset) -> pads.Dataset:
+def unreadable_shard(uri: str, exc: Exception) -> UsageError:
+    """The one-line error for a shard file that is not a readable Parquet file."""
+    reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", " ".join(str(exc).split()))
+    return UsageError(f"{uri} is not a readable Parquet file: {reason}; "
+                      "delete that shard's games and turns files and finish the run with --resume")
+
+
+def _schema(folder: Location, frag) -> pa.Schema:
+    try:
+        return frag.physical_schema
+    except (pa.ArrowException, OSError) as exc:
+        raise unreadable_shard(folder.child(frag.path.rsplit("/", 1)[-1]).uri, exc) from None
+
+
+def _unified(ds: pads.Dataset, folder: Location) -> pads.Dataset:
     """The dataset with the union of its shards' schemas (a shard of failed
-    games only lacks the game's own columns; they read as nulls)."""
-    schemas = [frag.physical_schema for frag in ds.get_fragments()]
+    games only lacks the game's own columns; they read as nulls); a shard
+    that is not readable Parquet is a ``UsageError`` naming it."""
+    schemas = [_schema(folder, frag) for frag in ds.get_fragments()]
     if not schemas:
         return ds
     schema = pa.unify_schemas(schemas, promote_options="permissive")
     return pads.dataset(ds.files, schema=schema, filesystem=ds.filesystem, format="parquet")
+
+
+def _discover(folder: Location) -> pads.Dataset:
+    """The shards of ``folder`` as a dataset, without reading any of them yet."""
+    try:
+        return pads.dataset(folder.path, filesystem=folder.fs, format="parquet",
+                            exclude_invalid_files=False, schema=pa.schema([]))
+    except (pa.ArrowException, OSError) as exc:
+        raise UsageError(f"cannot list the shards in {folder.uri}: {' '.join(str(exc).split())}") from None
 
 
 def _dataset(runs: list[Location], table: str) -> pads.Dataset | None:
@@ -52,7 +78,7 @@ def _dataset(runs: list[Location], table: str) -> pads.Dataset | None:
     for run in runs:
         folder = run.child(table)
         if exists(folder):
-            parts.append(_unified(pads.dataset(folder.path, filesystem=folder.fs, format="parquet")))
+            parts.append(_unified(_discover(folder), folder))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else pads.dataset(parts)
@@ -63,6 +89,11 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
     if not uris:
         raise UsageError("give at least one run folder")
     runs = [locate(u) for u in uris]
+    seen: set[str] = set()
+    for uri, run in zip(uris, runs):
+        if run.uri.rstrip("/") in seen:
+            raise UsageError(f"run {uri} is given twice: its games would count twice; give each run once")
+        seen.add(run.uri.rstrip("/"))
     manifests = [mf.load(run) for run in runs]
     games = _dataset(runs, "games")
     if games is None:

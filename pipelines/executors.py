@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 
 from workers.shard import ShardSummary, play_shard, warm_up
 
@@ -131,6 +133,69 @@ def _stop_autoscaler_monitor() -> None:
                 info.process.wait(timeout=1)
     except Exception:  # noqa: BLE001 - ray.shutdown() still stops it, one second later
         pass
+
+
+@contextmanager
+def _quiet_fd2():
+    """Send file descriptor 2 (where C++ libraries log) to /dev/null for a while."""
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+ADDRESS_TIMEOUT_S = 5.0  # a cluster's head answers a TCP connect in milliseconds; Ray itself would retry for minutes
+
+
+def check_address(address: str | None) -> None:
+    """Raise ``UsageError`` unless ``address`` (``auto``, ``host:port`` or
+    ``ray://host:port``) names a Ray head this machine can reach now; at most
+    ``ADDRESS_TIMEOUT_S`` seconds (plus the name lookup). ``None``: nothing to check."""
+    import socket
+
+    from rules.base import UsageError
+
+    if address is None:
+        return
+    target = address.strip()
+    if target == "auto":
+        try:
+            from ray._private.services import canonicalize_bootstrap_address_or_die
+        except ImportError:  # Ray moved it: let ray.init say what it finds
+            return
+        try:
+            target = canonicalize_bootstrap_address_or_die("auto")
+        except ConnectionError as exc:
+            reason = " ".join(str(exc).split()).split(". ")[0]
+            raise UsageError(f"--address auto found no Ray cluster on this machine ({reason}); "
+                             "start one with `ray start --head` or give --address host:port") from None
+    host, sep, port = target.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise UsageError(f"--address {address!r} is not 'auto' or host:port (e.g. 10.0.0.5:6379)")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=ADDRESS_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise UsageError(f"cannot reach a Ray cluster at --address {address} ({reason}); "
+                         "check the head is running and the host and port are right") from None
+    if target.startswith("ray://"):
+        return  # a Ray Client server, not the GCS: ray.init checks it
+    try:  # something answers: is it a Ray head's GCS? (a proxy or another service would stall ray.init)
+        from ray._raylet import InnerGcsClient
+    except ImportError:
+        return
+    try:
+        with _quiet_fd2():  # Ray's C++ client logs each failed attempt to fd 2
+            InnerGcsClient.standalone(f"{host}:{port}", None, int(ADDRESS_TIMEOUT_S * 1000))
+    except Exception as exc:  # noqa: BLE001 - Ray's RpcError and kin: whatever it is, it is not a usable head
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise UsageError(f"--address {address} does not answer as a Ray cluster head ({reason}); "
+                         "give the head's GCS address (port 6379 by default)") from None
 
 
 def make_executor(workers: int | None, address: str | None) -> InProcessExecutor | RayExecutor:

@@ -12,9 +12,11 @@ import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+from pydantic import ValidationError
+
 from pipelines.spec import Experiment
 from pipelines.storage import Location, exists, read_json, write_json_atomic
-from rules.base import UsageError
+from rules.base import UsageError, get_game
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -61,10 +63,38 @@ def new_manifest(exp: Experiment, run_id: str, package_version: str, physics_ver
 
 
 def load(run: Location) -> dict:
+    """The run's manifest, checked: a ``UsageError`` (one line) when it is not one this polsim can use."""
     where = run.child(MANIFEST)
     if not exists(where):
         raise UsageError(f"{run.uri} is not a polsim run (no {MANIFEST}); give the folder of one run")
-    return read_json(where)
+    try:
+        manifest = read_json(where)
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise UsageError(f"{MANIFEST} in {run.uri} is not valid JSON: {exc}; re-run it or delete the folder") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {MANIFEST} in {run.uri}: {exc}") from None
+    check(run, manifest)
+    return manifest
+
+
+def check(run: Location, manifest: object) -> None:
+    """Raise ``UsageError`` unless ``manifest`` is a format-1 manifest of a game this polsim knows."""
+    bad = f"{MANIFEST} in {run.uri}"
+    fix = "re-run it or delete the folder"
+    if not isinstance(manifest, dict):
+        raise UsageError(f"{bad} is not a JSON object; {fix}")
+    if manifest.get("format") != FORMAT_VERSION:
+        raise UsageError(f"{bad} has format {manifest.get('format')!r}, this polsim reads format {FORMAT_VERSION}; "
+                         "read it with the polsim that made it, or re-run it")
+    spec = manifest.get("spec")
+    if not isinstance(spec, dict):
+        raise UsageError(f"{bad} has no spec; {fix}")
+    if not isinstance(manifest.get("run_id"), str):
+        raise UsageError(f"{bad} has no run_id; {fix}")
+    try:
+        get_game(str(spec.get("game")))
+    except UsageError as exc:
+        raise UsageError(f"{bad} plays a game this polsim does not know: {exc}") from None
 
 
 def save(run: Location, manifest: dict) -> None:
@@ -73,4 +103,11 @@ def save(run: Location, manifest: dict) -> None:
 
 
 def experiment_of(manifest: dict) -> Experiment:
-    return Experiment.model_validate(manifest["spec"])
+    """The run's experiment; a spec that is not one is a ``UsageError``."""
+    try:
+        return Experiment.model_validate(manifest["spec"])
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"]) or "spec"
+        raise UsageError(f"{MANIFEST} of run {manifest.get('run_id')} has a bad spec ({where}: {err['msg']}); "
+                         "re-run it or delete the folder") from None

@@ -3,7 +3,10 @@
     with games_progress(total, quiet=False) as advance:
         run_experiment(..., on_progress=advance)
 
-``advance`` is None when quiet, so the run reports nothing. The bar goes to
+``advance`` is None when quiet, so the run reports nothing. The bar shows
+from the first call of ``advance`` (``run_experiment`` makes one, of the
+games already done, once the run is checked and its manifest written), so
+a refused run prints its one-line error and nothing else. The bar goes to
 standard error, leaving standard output to tables and JSON. It redraws
 twice a second: on a machine whose every core plays games the driver's
 share of CPU should stay near zero.
@@ -33,10 +36,16 @@ def games_progress(total: int, quiet: bool = False, console: Console | None = No
     played = 0
 
     def advance(n: int) -> None:
-        nonlocal played
+        nonlocal played, start
+        if not progress.live.is_started:  # the first call: the run is checked and begins
+            start = time.perf_counter()
+            progress.start()
         played += n
         elapsed = time.perf_counter() - start
         progress.update(task, advance=n, rate=f"{played / elapsed:,.0f} games/s" if elapsed > 0 else "")
 
-    with progress:
+    try:
         yield advance
+    finally:
+        if progress.live.is_started:
+            progress.stop()

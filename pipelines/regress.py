@@ -40,9 +40,10 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from pipelines import manifest as mf
+from pipelines.dataset import open_runs
 from pipelines.compare import Verdict, changed_games, match_runs, verdict
 from pipelines.executors import make_executor
-from pipelines.runner import Interrupted, prepare_run, shard_tasks, stop_on_signals
+from pipelines.runner import Interrupted, check_run_id, prepare_run, shard_tasks, stop_on_signals
 from pipelines.spec import Cell, Experiment, validate
 from pipelines.stats.sprt import RegressionConfig, RegressionSPRT, difference_counts
 from pipelines.storage import locate
@@ -182,8 +183,12 @@ def _look(sprt: RegressionSPRT, baseline_uri: str, run_uri: str, batch: int, pla
 
 def _plan(baseline: str, out: str, overrides: dict[str, Any], shard_size: int | None,
           run_id: str | None) -> tuple[Experiment, str]:
-    """Step 1: the validated candidate experiment and its run id."""
-    base_manifest = mf.load(locate(baseline))
+    """Step 1: the validated candidate experiment and its run id; the baseline must
+    have finished games in readable shards before anything is played."""
+    if run_id is not None:
+        check_run_id(run_id)
+    con, (base_manifest,) = open_runs([baseline])
+    con.close()
     base_exp = mf.experiment_of(base_manifest)
     cand = candidate_experiment(base_exp, overrides, shard_size)
     validate(cand)
@@ -257,7 +262,7 @@ def regress(
     config = config or RegressConfig()
     cand, run_id = _plan(baseline, out, overrides or {}, shard_size, run_id)
     notes = [golden_check(cand.game)]
-    run, manifest, done = prepare_run(cand, out, run_id, resume, overwrite)
+    run, manifest, done = prepare_run(cand, out, run_id, resume, overwrite, address)
     max_games = min(config.max_games or cand.total_games, cand.total_games)
     already, batches = seed_order_batches(cand, done, config.batch_games, max_games)
     sprt = config.sprt()

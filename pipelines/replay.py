@@ -28,9 +28,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines import manifest as mf
+from pipelines.dataset import unreadable_shard
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, UsageError, get_game
 from workers.shard import play_games
@@ -132,14 +134,17 @@ def _turn_key(row: dict) -> tuple:
 
 
 def _shard_of(manifest: dict, game_index: int) -> int:
-    for number, first, count in manifest["shards"]:
+    for number, first, count in manifest.get("shards", []):
         if first <= game_index < first + count:
             return number
     raise UsageError(f"game {game_index} is in no shard of run {manifest['run_id']}")
 
 
 def _read_rows(loc, game_index: int) -> list[dict]:
-    table = pq.read_table(loc.path, filesystem=loc.fs, filters=[("game_index", "=", game_index)])
+    try:
+        table = pq.read_table(loc.path, filesystem=loc.fs, filters=[("game_index", "=", game_index)])
+    except (pa.ArrowException, OSError) as exc:
+        raise unreadable_shard(loc.uri, exc) from None
     return table.to_pylist()
 
 

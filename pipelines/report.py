@@ -26,7 +26,7 @@ from pipelines import plots
 from pipelines.fastscan import open_for_analysis
 from pipelines.display import readable
 from pipelines.report_data import ReportData, gather
-from pipelines.storage import locate, write_bytes_atomic
+from pipelines.storage import check_output_file, locate, write_bytes_atomic
 
 
 FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat", "c": "c · a disc snaps to the hand",
@@ -264,6 +264,7 @@ def build_html(data: ReportData, title: str | None = None) -> str:
 
 
 def write_report(uris: list[str], out: str, by=(), where=(), title: str | None = None) -> str:
+    check_output_file(out, "--out")
     con, manifests = open_for_analysis(uris)
     page = build_html(gather(con, manifests, by, where), title)
     target = locate(out)

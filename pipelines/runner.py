@@ -27,8 +27,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
+from pyarrow.fs import FileSelector, FileType
+
 from pipelines import manifest as mf
-from pipelines.executors import make_executor
+from pipelines.executors import check_address, make_executor
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, list_shards, locate
 from rules.base import UsageError
@@ -93,18 +95,36 @@ def shard_tasks(exp: Experiment, run_id: str, run_uri: str, shards: list[tuple[i
     return [(exp_json, run_id, number, first, count, run_uri) for number, first, count in shards]
 
 
-def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool) -> tuple[Location, dict, set[int]]:
-    """Steps 1–3: a validated run folder with its manifest and the shards already done."""
+def check_run_id(run_id: str) -> None:
+    """A ``--run-id`` names one folder inside ``--out``: not empty, no path separator, not ``.`` or ``..``."""
+    if not run_id.strip() or run_id != run_id.strip() or run_id in (".", "..") or any(c in run_id for c in "/\\\0"):
+        raise UsageError(f"--run-id {run_id!r} is not a folder name; give a name without '/', '\\' or "
+                         "surrounding spaces, other than '.' and '..'")
+
+
+def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool,
+                address: str | None = None) -> tuple[Location, dict, set[int]]:
+    """Steps 1–3: a validated run folder with its manifest and the shards already done.
+    Everything is checked (spec, Ray address, --out, run id, an existing run) before
+    anything is written."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite exclude each other; choose one")
     game = validate(exp)
+    check_address(address)
+    if run_id is not None:
+        check_run_id(run_id)
     root = locate(out)
     try:
         check_writable(root)
     except OSError as exc:
-        raise UsageError(f"cannot write to --out {out}: {exc.strerror or exc}; choose a writable folder") from None
+        reason = exc.strerror or " ".join(str(exc).split())
+        fix = "choose a writable folder" if root.is_local else "check the bucket name, the endpoint and the credentials"
+        raise UsageError(f"cannot write to --out {out}: {reason}; {fix}") from None
     run_id = run_id or exp.default_run_id()
     run = root.child(run_id)
+    kind = run.fs.get_file_info(run.path).type
+    if kind == FileType.File:
+        raise UsageError(f"{run.uri} is a file, not a run folder; pass another --run-id or --out")
     if exists(run.child(mf.MANIFEST)) or exists(run.child("games")):
         if overwrite:
             delete_dir(run)
@@ -118,6 +138,11 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
                 )
         else:
             raise UsageError(f"run {run_id} already exists in {out}; pass --resume to finish it or --overwrite to replace it")
+    elif kind == FileType.Directory and run.fs.get_file_info(FileSelector(run.path)):
+        if not overwrite:
+            raise UsageError(f"{run.uri} exists and is not a polsim run (no {mf.MANIFEST}); "
+                             "pass another --run-id, or --overwrite to replace the folder")
+        delete_dir(run)
     manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
     if resume and exists(run.child(mf.MANIFEST)):
         manifest["created"] = mf.load(run)["created"]
@@ -137,13 +162,13 @@ def run_experiment(
     on_progress: Progress | None = None,
 ) -> RunResult:
     t0 = time.perf_counter()
-    run, manifest, done = prepare_run(exp, out, run_id, resume, overwrite)
+    run, manifest, done = prepare_run(exp, out, run_id, resume, overwrite, address)
     result = RunResult(manifest["run_id"], run.uri, exp.total_games)
     todo = [s for s in exp.shards() if s[0] not in done]
     skipped = sum(count for number, _, count in exp.shards() if number in done)
     result.shards_skipped = len(exp.shards()) - len(todo)
     result.games_done = skipped
-    if on_progress and skipped:
+    if on_progress:  # everything is checked: the progress display may start
         on_progress(skipped)
     tasks = shard_tasks(exp, result.run_id, run.uri, todo)
     executor = None

@@ -75,7 +75,15 @@ class Scope:
         for col in by:
             if col not in seats:
                 raise UsageError(f"--by: unknown column {col!r}; columns: {', '.join(seats)}")
+        if "game" in games and "game" not in by:  # one game's measures mixed with another's mean nothing
+            played = [r[0] for r in con.execute("SELECT DISTINCT game FROM games ORDER BY game LIMIT 3").fetchall()]
+            if len(played) > 1:
+                raise UsageError(f"runs play different games ({', '.join(map(str, played))}): "
+                                 "analyze one game at a time (or keep them apart with --by game)")
         where_sql, params = parse_where(list(where), games)
+        if where and not con.execute(f"SELECT count(*) FROM games WHERE true {where_sql}", params).fetchone()[0]:
+            given = " ".join(f"--where {w}" for w in where)
+            raise UsageError(f"no games match {given}; check the values (e.g. with --by on that column)")
         return cls(con, tuple(by), where_sql, tuple(params), frozenset(games), frozenset(seats), frozenset(turns))
 
     # grouping -------------------------------------------------------------

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rules.base import GameDef, GameSpec, RulesBase, StrategySpec, UsageError, get_game
 from rules.seeds import game_seeds
@@ -50,6 +50,11 @@ class Cell(BaseModel):
         return f"{self.matchup[0]} vs {self.matchup[1]}" + (f" [{knobs}]" if knobs else "")
 
 
+MAX_SEED = 2**64 - 1  # game seeds mix the run seed as 64 bits: a larger seed would wrap onto a smaller one
+MAX_GAMES = 10**9  # per run (games x cells): far beyond any study, and the plan still fits in memory
+MAX_SHARDS = 10**6  # per run: the manifest lists every shard
+
+
 class Experiment(BaseModel):
     """Everything that decides a run's results (and two things that do not)."""
 
@@ -58,8 +63,8 @@ class Experiment(BaseModel):
     game: str
     variant: str
     cells: tuple[Cell, ...]
-    games: int = Field(gt=0, description="games per cell")
-    seed: int = Field(ge=0)
+    games: int = Field(gt=0, le=MAX_GAMES, description="games per cell")
+    seed: int = Field(ge=0, le=MAX_SEED)
     shard_size: int = Field(gt=0, description="games per Ray task; does not change results")
 
     @field_validator("cells")
@@ -68,6 +73,18 @@ class Experiment(BaseModel):
         if not cells:
             raise ValueError("an experiment needs at least one cell")
         return cells
+
+    @model_validator(mode="after")
+    def _bounded(self) -> "Experiment":
+        if self.total_games > MAX_GAMES:
+            raise ValueError(f"{self.total_games:,} games in all ({self.games:,} x {len(self.cells)} cells) "
+                             f"is more than {MAX_GAMES:,} per run; lower --games or split the study into several runs")
+        shards = -(-self.total_games // self.shard_size)
+        if shards > MAX_SHARDS:
+            raise ValueError(f"{self.total_games:,} games in shards of {self.shard_size} make {shards:,} shards, "
+                             f"more than {MAX_SHARDS:,} per run; pass --shard-size "
+                             f"{-(-self.total_games // MAX_SHARDS)} or more")
+        return self
 
     @property
     def total_games(self) -> int:
@@ -90,6 +107,27 @@ class Experiment(BaseModel):
         for number, first in enumerate(range(0, self.total_games, self.shard_size)):
             out.append((number, first, min(self.shard_size, self.total_games - first)))
         return out
+
+
+_OPTION_OF = {"seed": "--seed", "games": "--games", "shard_size": "--shard-size"}
+
+
+def make_experiment(**fields: Any) -> Experiment:
+    """``Experiment(**fields)``, with a bad field a ``UsageError`` naming its option."""
+    try:
+        return Experiment(**fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = str(err["loc"][0]) if err["loc"] else ""
+        if field == "seed":
+            raise UsageError(f"--seed must be 0..{MAX_SEED} (2^64-1) (got {fields.get('seed')}); "
+                             "choose a smaller seed") from None
+        if field == "games":
+            raise UsageError(f"--games must be 1..{MAX_GAMES:,} per run (got {fields.get('games')}); "
+                             "split the study into several runs") from None
+        message = err["msg"].removeprefix("Value error, ")
+        where = _OPTION_OF.get(field, field)
+        raise UsageError(f"{where}: {message}" if where else message) from None
 
 
 def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:
@@ -168,14 +206,31 @@ def parse_knob_value(text: str) -> Any:
 
 
 def parse_sets(items: list[str]) -> dict[str, list[Any]]:
-    """``--set key=v1,v2`` items into {key: [values]} (a sweep takes several values)."""
+    """``--set key=v1,v2`` items into {key: [values]} (a sweep takes several values);
+    a knob given twice or an empty value is a ``UsageError``."""
     out: dict[str, list[Any]] = {}
     for item in items:
         key, sep, values = item.partition("=")
         if not sep or not key.strip() or not values.strip():
             raise UsageError(f"--set {item!r} is not key=value (or key=v1,v2 for a sweep)")
-        out[key.strip()] = [parse_knob_value(v) for v in values.split(",")]
+        key = key.strip()
+        if key in out:
+            raise UsageError(f"--set {key} is given twice; give each knob once (several values: --set {key}=v1,v2)")
+        parts = values.split(",")
+        if any(not v.strip() for v in parts):
+            raise UsageError(f"--set {item!r} has an empty value; remove the extra comma")
+        out[key] = [parse_knob_value(v) for v in parts]
     return out
+
+
+def split_strategies(text: str) -> list[str]:
+    """``--strategies A,B,...`` into its items; an empty list or item is a ``UsageError``."""
+    items = [p.strip() for p in text.split(",")]
+    if not any(items):
+        raise UsageError("--strategies is empty; name strategies, e.g. -s random,greedy (see `polsim strategies`)")
+    if not all(items):
+        raise UsageError(f"--strategies {text!r} has an empty item; remove the extra comma")
+    return items
 
 
 def validate(exp: Experiment) -> GameDef:

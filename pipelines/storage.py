@@ -12,9 +12,11 @@ A shard is finished when its ``games`` file exists: the worker writes
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
+import tempfile
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,11 +47,23 @@ class Location:
 
 
 def locate(uri: str) -> Location:
-    """Resolve a folder given as a local path or a URI (``s3://bucket/prefix``)."""
+    """Resolve a folder given as a local path or a URI (``s3://bucket/prefix``);
+    an unknown scheme or an unreachable store is a ``UsageError`` naming the URI."""
+    from rules.base import UsageError
+
     if "://" not in uri:
         path = os.path.abspath(os.path.expanduser(uri))
         return Location(pafs.LocalFileSystem(), path, path)
-    fs, path = pafs.FileSystem.from_uri(uri)
+    try:
+        fs, path = pafs.FileSystem.from_uri(uri)
+    except pa.ArrowInvalid as exc:
+        reason = " ".join(str(exc).split())
+        if reason.startswith("Unrecognized filesystem type"):
+            reason = f"unknown URI scheme {uri.split('://', 1)[0]!r}"
+        raise UsageError(f"{uri}: {reason}; give a local path or s3://bucket/prefix") from None
+    except OSError as exc:
+        raise UsageError(f"cannot reach {uri}: {' '.join(str(exc).split())}; check the bucket name, "
+                         "the endpoint and the credentials (AWS_* environment variables)") from None
     return Location(fs, path.rstrip("/"), uri.rstrip("/"))
 
 
@@ -146,7 +160,36 @@ def delete_dir(loc: Location) -> None:
 
 
 def check_writable(loc: Location) -> None:
-    """Raise OSError if nothing can be written under ``loc``."""
-    probe = loc.child(f".probe-{uuid.uuid4().hex}")
-    write_bytes_atomic(probe, b"")
-    loc.fs.delete_file(probe.path)
+    """Raise OSError if nothing can be written under ``loc``. Leaves nothing
+    behind: on a local disk it probes the nearest folder that exists (creating
+    no folder); on object storage it writes and deletes a probe object."""
+    if not loc.is_local:
+        probe = loc.child(f".probe-{uuid.uuid4().hex}")
+        write_bytes_atomic(probe, b"")
+        loc.fs.delete_file(probe.path)
+        return
+    base = loc.path
+    while not os.path.lexists(base):
+        base = os.path.dirname(base)
+    if not os.path.isdir(base):
+        raise NotADirectoryError(errno.ENOTDIR, "Not a directory", base)
+    fd, probe = tempfile.mkstemp(prefix=".probe-", dir=base)
+    os.close(fd)
+    os.remove(probe)
+
+
+def check_output_file(uri: str, option: str) -> None:
+    """Raise ``UsageError`` (one line) unless a file can be written at ``uri``:
+    not a folder, in a place that takes files. Writes nothing that stays."""
+    from rules.base import UsageError
+
+    loc = locate(uri)
+    if loc.fs.get_file_info(loc.path).type == pafs.FileType.Directory:
+        raise UsageError(f"{option} {uri} is a folder; give a file name inside it")
+    try:
+        if loc.is_local and os.path.lexists(loc.path) and not os.access(loc.path, os.W_OK):
+            raise PermissionError(errno.EACCES, "Permission denied", loc.path)
+        check_writable(Location(loc.fs, loc.path.rsplit("/", 1)[0] or "/", loc.uri.rsplit("/", 1)[0]))
+    except OSError as exc:
+        reason = exc.strerror or " ".join(str(exc).split())
+        raise UsageError(f"cannot write {option} {uri}: {reason}; choose a writable place") from None

@@ -22,7 +22,7 @@ import numpy as np
 
 from pipelines import manifest as mf
 from pipelines.dataset import open_runs
-from pipelines.spec import Cell, Experiment, parse_sets, validate
+from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, validate
 from pipelines.stats.balance import balance, first_player_advantage
 from pipelines.stats.balance_ranking import balance_gaps
 from pipelines.stats.interval import Interval
@@ -50,8 +50,8 @@ def sweep_experiment(game: str, variant: str | None, strategies: list[str], sets
     keys = list(grid)
     cells = tuple(Cell(overrides=dict(zip(keys, combo)), matchup=matchup)
                   for combo in itertools.product(*(grid[k] for k in keys)))
-    exp = Experiment(game=game_def.name, variant=variant or game_def.default_variant, cells=cells, games=games,
-                     seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
+    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
+                          seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
     validate(exp)
     return exp
 

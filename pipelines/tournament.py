@@ -24,7 +24,7 @@ import numpy as np
 
 from pipelines import manifest as mf
 from pipelines.dataset import open_runs
-from pipelines.spec import Cell, Experiment, validate
+from pipelines.spec import Cell, Experiment, make_experiment, validate
 from pipelines.stats.proportion import score_rate
 from pipelines.stats.ratings import Ratings, bradley_terry, elo_from_score
 from pipelines.stats.tally import Tally
@@ -55,8 +55,8 @@ def tournament_experiment(game: str, variant: str | None, strategies: list[str],
         raise UsageError(f"strategy {repeated[0]} is listed twice; give each strategy (with its parameters) once")
     game_def = get_game(game)
     cells = tuple(Cell(overrides=dict(sets), matchup=(a, b)) for a, b in itertools.combinations(names, 2))
-    exp = Experiment(game=game_def.name, variant=variant or game_def.default_variant, cells=cells, games=games,
-                     seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
+    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
+                          seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
     validate(exp)
     return exp
 

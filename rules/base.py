@@ -47,9 +47,9 @@ class UsageError(ValueError):
 
 
 class RulesBase(BaseModel):
-    """Base of every game's rules model: frozen, unknown knobs rejected."""
+    """Base of every game's rules model: frozen, unknown knobs and non-finite numbers rejected."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     def variant_hash(self) -> str:
         """A short stable hash of every knob value."""
@@ -58,9 +58,9 @@ class RulesBase(BaseModel):
 
 
 class StrategyParams(BaseModel):
-    """Base of every strategy's parameter model."""
+    """Base of every strategy's parameter model: unknown parameters and non-finite numbers rejected."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ class StrategySpec:
             key, sep, value = part.partition("=")
             if not sep or not key.strip():
                 raise UsageError(f"strategy parameter {part!r} in {text!r} is not key=value")
+            if key.strip() in dict(params):
+                raise UsageError(f"strategy parameter {key.strip()!r} is given twice in {text!r}; give it once")
             params.append((key.strip(), value.strip()))
         return cls(parts[0], tuple(sorted(params)))
 

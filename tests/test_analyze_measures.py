@@ -28,6 +28,7 @@ from pipelines.display import readable
 from pipelines.fastscan import open_for_analysis
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment
+from rules.base import UsageError
 
 runner = CliRunner()
 
@@ -35,7 +36,7 @@ runner = CliRunner()
 # --- hand-built runs -------------------------------------------------------
 
 def game_row(i, winner, end="done", status="ok", s0=0.0, s1=0.0, n_turns=4, **extra):
-    row = {"run_id": "hand", "game": "hand", "variant": "v1", "game_index": i, "strategy_0": "a", "strategy_1": "b",
+    row = {"run_id": "hand", "game": "toy", "variant": "v1", "game_index": i, "strategy_0": "a", "strategy_1": "b",
            "winner": winner, "score_0": s0, "score_1": s1, "end_reason": end, "n_turns": n_turns,
            "status": status, "error": None if status == "ok" else "boom"}
     row.update(extra)
@@ -53,8 +54,8 @@ def write_run(folder, games: list[dict], turns: list[dict] | None = None, run_id
         for t in turns:
             t["run_id"] = run_id
         pq.write_table(pa.Table.from_pylist(turns), os.path.join(run, "turns", "shard-00000.parquet"))
-    manifest = {"run_id": run_id, "status": "complete", "games_done": len(games), "games_failed": 0,
-                "spec": {"game": "hand", "variant": "v1", "seed": 0, "cells": [{"matchup": ["a", "b"]}]}}
+    manifest = {"format": 1, "run_id": run_id, "status": "complete", "games_done": len(games), "games_failed": 0,
+                "spec": {"game": "toy", "variant": "v1", "seed": 0, "cells": [{"matchup": ["a", "b"]}]}}
     with open(os.path.join(run, "manifest.json"), "w") as f:
         json.dump(manifest, f)
     return run
@@ -135,7 +136,8 @@ def test_where_values_are_parameters_and_by_splits_every_table(tmp_path):
     assert [(r["variant"], r["games"]) for r in tables["balance"]] == [("v1", 4), ("v2", 6)]
     assert {r["variant"] for r in tables["length"]} == {"v1", "v2"}
     assert tables_of(run, where=["variant=v2"])["balance"][0]["games"] == 6
-    assert tables_of(run, where=["variant=v1' OR '1'='1"])["balance"] == []
+    with pytest.raises(UsageError, match="no games match"):  # the quote is a value: it matches no game
+        tables_of(run, where=["variant=v1' OR '1'='1"])
 
 
 def test_by_a_seat_column_splits_seat_tables_only(tmp_path):

@@ -19,6 +19,11 @@ AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate
 ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many changed games.")]
 
 
+def check_show(show: int) -> None:
+    if show < 0:
+        raise UsageError(f"--show must be 0 or more (got {show})")
+
+
 def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
     """The verdict table, the changed games (at most ``show``) and the one-line verdict."""
     for note in verdict.notes:
@@ -51,6 +56,7 @@ def register(app: typer.Typer) -> None:
         from pipelines.compare import compare_runs
 
         try:
+            check_show(show)
             result = compare_runs(baseline, candidate, alpha)
         except UsageError as exc:
             cli.fail(str(exc))

@@ -17,7 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pipelines.commands.compare import ShowOpt, print_verdict
+from pipelines.commands.compare import ShowOpt, check_show, print_verdict
 from pipelines.render import Format
 from pipelines.spec import parse_sets
 from rules.base import UsageError
@@ -69,6 +69,7 @@ def register(app: typer.Typer) -> None:
         try:
             if workers is not None and workers < 0:
                 raise UsageError(f"--workers must be 0 or more (got {workers})")
+            check_show(show)
             config = make_config(delta=delta, alpha=alpha, beta=beta, batch_games=batch, max_games=max_games)
             result = regress(baseline, out, overrides=single_values(sets), config=config, run_id=run_id,
                              resume=resume, overwrite=overwrite, workers=workers, address=address, on_look=progress)

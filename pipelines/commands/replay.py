@@ -31,8 +31,12 @@ def register(app: typer.Typer) -> None:
         from pipelines.cli import err_console, fail, out_console
         from pipelines.replay import frames, replay as replay_game
         from pipelines.replay_page import frame_index, page_data, write_html, write_png
+        from pipelines.storage import check_output_file
 
         try:
+            for path, option in ((out, "--out"), (png, "--png")):
+                if path:
+                    check_output_file(path, option)
             rep = replay_game(run, game)
             data = None
             if out or png:
