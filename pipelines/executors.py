@@ -192,6 +192,8 @@ def check_address(address: str | None) -> None:
     try:
         with _quiet_fd2():  # Ray's C++ client logs each failed attempt to fd 2
             InnerGcsClient.standalone(f"{host}:{port}", None, int(ADDRESS_TIMEOUT_S * 1000))
+    except (TypeError, AttributeError):  # another Ray's private API: let ray.init judge the address
+        return
     except Exception as exc:  # noqa: BLE001 - Ray's RpcError and kin: whatever it is, it is not a usable head
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise UsageError(f"--address {address} does not answer as a Ray cluster head ({reason}); "
