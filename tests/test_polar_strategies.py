@@ -7,6 +7,7 @@ import pytest
 
 from rules.base import GameSpec, StrategySpec, UsageError, get_game
 from rules.polar.batch import seat_code
+from rules.polar.core import M_TO_MOVE, WHITE, triangular
 from rules.polar.engine import OPENING_CANDIDATES, _search, set_opening
 from rules.polar.mcts import new_tree, tree_capacity
 from rules.polar.model import PolarRules
@@ -89,6 +90,28 @@ def test_every_strategy_passes_when_it_has_no_legal_move():
     board = Board.from_rows(["X.O.X", "O..XX", ".X.OO", "O.X.O", ".OX.O"], to_move="black")
     for text in ("random", "greedy", "mcts:playouts=10"):
         assert board.choose(seat_code(StrategySpec.parse(text)), 1) == -1
+
+
+def test_p5_greedy_plays_a_legal_move_however_much_it_costs_on_the_largest_board():
+    """On a 255x255 board one move can cost more than 2**30: White touching a pure
+    black group of 65,018 stones hands Black T(65018). Greedy must still play it
+    rather than pass (P5: pass only without a legal move)."""
+    size, holes = 255, {(2, 0), (0, 1), (1, 1), (100, 100), (200, 50)}
+    board = Board(size)
+    board.setup((0, 0), "black")  # the opening pair, walled off from the rest by holes
+    board.setup((1, 0), "white")
+    for y in range(size):
+        for x in range(size):
+            if (x, y) not in holes and (x, y) not in {(0, 0), (1, 0)}:
+                board.setup((x, y), "black")
+    board.st[6 * board.n + M_TO_MOVE] = WHITE
+    legal = board.legal_moves("white")
+    assert legal == [50 * size + 200, 100 * size + 100]  # the holes inside the black group
+    point = board.choose(seat_code(StrategySpec("greedy")), 0)
+    assert point in legal
+    board.play(point)
+    assert board.score() == (triangular(size * size - len(holes) - 2), 0)
+    assert board.score()[0] > 2**30
 
 
 # ---------------------------------------------------------------- P2: the opening choices
