@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules.base import GameSpec, StrategySpec, get_game
+from rules.polar.batch import seat_code
 from rules.polar.model import PolarRules
-from rules.seeds import game_seed
+from rules.polar.position import Board
+from rules.seeds import game_seed, stream_seed
 
 POLAR = get_game("polar")
 GAMES_SCHEMA = {
@@ -202,6 +204,43 @@ def test_p2_with_swap_the_chooser_takes_either_colour():
     assert set(games["chooser_colour"].to_pylist()) == {"black", "white"}
     for c0, ch in zip(games["colour_0"].to_pylist(), games["chooser_colour"].to_pylist()):
         assert c0 != ch
+
+
+def fixed_seats(n, a, b, rules=None, run_seed=11):
+    """n games with strategy a in seat 0 and b in seat 1 (no alternation)."""
+    rules, seats = rules or PolarRules(), (StrategySpec.parse(a), StrategySpec.parse(b))
+    return [GameSpec(i, game_seed(run_seed, i), "test", rules, seats) for i in range(n)]
+
+
+def test_p2_the_chooser_is_seat_1_and_sees_the_opening():
+    games, _ = POLAR.play_batch(fixed_seats(20, "random", "greedy", PolarRules(size=5)))
+    assert set(games["chooser_colour"].to_pylist()) == {"black"}  # greedy chooses Black
+    assert set(games["colour_0"].to_pylist()) == {"white"}
+    games, _ = POLAR.play_batch(fixed_seats(20, "greedy", "random", PolarRules(size=5)))
+    assert set(games["chooser_colour"].to_pylist()) == {"black", "white"}  # random chooses
+    # An MCTS chooser's pick is its search of the opening it was shown, with its own stream.
+    mcts = "mcts:playouts=40"
+    specs = fixed_seats(16, "random", mcts, PolarRules(size=7))
+    games, _ = POLAR.play_batch(specs)
+    picks = games["chooser_colour"].to_pylist()
+    assert set(picks) == {"black", "white"}  # the opening decides, so both occur
+    for spec, a, b, pick in zip(specs, games["opening_a"].to_pylist(), games["opening_b"].to_pylist(), picks):
+        board = Board(7)
+        board.setup(a, "black")
+        board.setup(b, "white")
+        assert board.choose_colour(seat_code(StrategySpec.parse(mcts)), stream_seed(spec.seed, "seat1")) == pick
+
+
+def test_p2_the_proposer_is_seat_0_and_is_told_the_swap_rule():
+    code = seat_code(StrategySpec.parse("mcts:playouts=200"))
+    offered = {}
+    for swap in (True, False):
+        specs = fixed_seats(8, "mcts:playouts=200", "random", PolarRules(size=5, swap=swap))
+        games, _ = POLAR.play_batch(specs)
+        offered[swap] = list(zip(games["opening_a"].to_pylist(), games["opening_b"].to_pylist()))
+        for spec, pair in zip(specs, offered[swap]):
+            assert pair == Board.propose(5, code, stream_seed(spec.seed, "seat0"), swap=swap)
+    assert offered[True] != offered[False]  # swap off: its best pair, not a balanced one
 
 
 def test_same_specs_give_identical_tables():

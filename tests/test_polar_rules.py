@@ -4,7 +4,9 @@ Positions are drawn with X = black, O = white, . = empty; (x, y) with y the row.
 """
 
 import pytest
+from typer.testing import CliRunner
 
+from pipelines.cli import app
 from rules.base import UsageError, get_game
 from rules.polar.core import triangular
 from rules.polar.model import PolarRules
@@ -35,6 +37,31 @@ def test_p1_board_side_must_be_odd_and_at_least_five():
     with pytest.raises(UsageError, match="size"):
         polar.with_overrides(polar.variant("polar-9"), {"size": 3})
     assert polar.with_overrides(polar.variant("polar-9"), {"size": 7}).size == 7
+
+
+def test_p1_board_side_is_at_most_255_so_every_score_fits_in_int32():
+    polar = get_game("polar")
+    with pytest.raises(UsageError, match="size.*255"):
+        polar.with_overrides(polar.variant("polar-9"), {"size": 257})
+    assert polar.with_overrides(polar.variant("polar-9"), {"size": 255}).size == 255
+    # The largest score there is: one group covering the 255x255 board, all black
+    # but one stone, under score_n = group: T(255**2), just below 2**31.
+    board = Board(255, score_n="group")
+    board.setup(0, "white")
+    for p in range(1, 255 * 255):
+        board.setup(p, "black")
+    assert board.score() == (triangular(255 * 255), 0)
+    assert triangular(255 * 255) < 2**31 <= triangular(257 * 257)
+
+
+def test_p1_board_side_257_is_a_one_line_usage_error_from_the_cli(tmp_path):
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["simulate", "--game", "polar", "--set", "size=257", "--strategies",
+                                   "random,random", "--games", "2", "--out", str(out), "--workers", "0", "--quiet"])
+    assert res.exit_code == 2, res.output
+    assert "bad value for knob size" in res.output and "255" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert not out.exists() or not any(out.iterdir())
 
 
 def test_p1_named_variants_exist_with_their_knobs():

@@ -11,8 +11,9 @@
   the ``turns`` tuple (``TURN_FIELDS`` order), written compactly from row 0;
   the caller sizes the turn arrays with ``max_turns`` per game.
 
-A game: seat 0 proposes the opening pair (P2) from its stream; with swap,
-seat 1 picks a colour from its stream, else seat 0 is Black. The opening is
+A game: seat 0 proposes the opening pair (P2) from its stream, knowing
+whether swap is on; with swap, seat 1 sees the opening and picks a colour
+from its stream, else seat 0 is Black. The opening is
 turn 0 (player 0, colour black, ``point`` = black stone, ``point2`` = white
 stone). Then the colour to move plays or, with no legal move, passes (P5);
 two passes in a row end the game (``END_BOTH_PASSED``). A game of n points
@@ -125,26 +126,37 @@ def set_opening(st, n, nbr, mode, a, b, tmp):
 
 
 @njit(cache=True)
-def propose(size, st, n, nbr, mode, kind, prm, rng, scratch):
-    """Seat 0's opening (black point, white point). MCTS keeps, of a few random
-    pairs, the one whose searched value for Black is nearest one half."""
+def propose(size, swap, st, n, nbr, mode, kind, prm, rng, scratch):
+    """Seat 0's opening (black point, white point) (P2).
+
+    MCTS searches a few random pairs (``OPENING_CANDIDATES``, each with
+    playouts/4) and keeps, with ``swap``, the one whose value for Black is
+    nearest one half (the chooser takes whichever colour is better, so the
+    proposer offers a balanced pair); without ``swap`` the proposer is Black
+    and keeps the pair with the highest value for Black. Random and greedy
+    propose a uniform random pair whatever ``swap`` says: every opening is
+    one black and one white stone in one group of two equal sections, so it
+    scores 0-0 and every pair ties on greedy's immediate margin.
+    """
     if kind != MCTS:
         return random_opening(size, rng)
     budget = max(1, int(prm[PLAYOUTS]) // OPENING_CANDIDATES)
-    best_a, best_b, best_gap = -1, -1, 2.0
+    best_a, best_b, best_key = -1, -1, -2.0
     for _ in range(OPENING_CANDIDATES):
         a, b = random_opening(size, rng)
         set_opening(st, n, nbr, mode, a, b, scratch[2])
         _, v = _search(st, n, nbr, prm, budget, rng, scratch)
-        if abs(v - 0.5) < best_gap:
-            best_a, best_b, best_gap = a, b, abs(v - 0.5)
+        key = -abs(v - 0.5) if swap else v
+        if key > best_key:
+            best_a, best_b, best_key = a, b, key
     return best_a, best_b
 
 
 @njit(cache=True)
 def choose_colour(st, n, nbr, kind, prm, rng, scratch):
-    """Seat 1's colour after seeing the opening: random, Black (greedy: the tempo),
-    or the colour the search rates better (MCTS)."""
+    """Seat 1's colour after seeing the opening in ``st`` (Black to move): random,
+    Black (greedy: the tempo; the opening scores 0-0 and Black moves next, with
+    a move that scores at once), or the colour the search rates better (MCTS)."""
     if kind == RANDOM:
         return below(rng, 2)
     if kind == GREEDY:
@@ -200,7 +212,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, trk, r
     """
     n = size * size
     tmp = scratch[2]
-    a, b = propose(size, st, n, nbr, mode, kinds[0], params[0], rngs[0], scratch)
+    a, b = propose(size, swap, st, n, nbr, mode, kinds[0], params[0], rngs[0], scratch)
     set_opening(st, n, nbr, mode, a, b, tmp)
     chooser = choose_colour(st, n, nbr, kinds[1], params[1], rngs[1], scratch) if swap else WHITE
     colour_0 = 1 - chooser

@@ -1,10 +1,10 @@
 """Polar's rules model (every knob of RULES.md P1-P7) and its named variants.
 
-Knobs: ``size`` (P1, odd side >= 5), ``swap`` (P2: the other seat chooses a
-colour; false = fixed colours, the proposer is Black), ``score_n`` (P6: the
-n of T(n) = n(n+1)/2 for a scoring group: ``majority`` = size of the larger
-section, ``group`` = size of the whole group, ``difference`` = larger minus
-smaller). The variants live in ``variants/polar.toml``.
+Knobs: ``size`` (P1, odd side from 5 to 255), ``swap`` (P2: the other seat
+chooses a colour; false = fixed colours, the proposer is Black), ``score_n``
+(P6: the n of T(n) = n(n+1)/2 for a scoring group: ``majority`` = size of the
+larger section, ``group`` = size of the whole group, ``difference`` = larger
+minus smaller). The variants live in ``variants/polar.toml``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,11 @@ from rules.base import RulesBase
 class PolarRules(RulesBase):
     """The knobs of one Polar rule set."""
 
-    size: int = Field(9, ge=5, description="P1: side of the square board (odd)")
+    # le=255: scores live in int32 (core.py) and the largest is T(size**2) for a
+    # board-wide group; T(255**2) = 2,114,157,825 fits below 2**31, T(257**2)
+    # does not. (MCTS's node cap, 2,000,000 nodes, would make it pass with legal
+    # moves from size 1415 on, since a root needs size**2 children.)
+    size: int = Field(9, ge=5, le=255, description="P1: side of the square board (odd, 5 to 255)")
     swap: bool = Field(True, description="P2: the non-proposer chooses a colour")
     score_n: Literal["majority", "group", "difference"] = Field(
         "majority", description="P6: n of T(n) for a scoring group"

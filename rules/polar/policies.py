@@ -81,7 +81,7 @@ def greedy_move(st, n, nbr, c, rng, tmp, cand, epsilon):
     """The legal point with the best immediate margin for c (ties at random), or -1."""
     if epsilon > 0.0 and uniform(rng) < epsilon:
         return random_move(st, n, nbr, c, rng, tmp)
-    best = -(1 << 30)
+    best = 0
     ties = 0
     for i in range(st[6 * n + M_EMPTIES]):
         p = st[4 * n + i]
@@ -89,7 +89,9 @@ def greedy_move(st, n, nbr, c, rng, tmp, cand, epsilon):
         if not legal:
             continue
         margin = db - dw if c == BLACK else dw - db
-        if margin > best:
+        # the first legal point sets ``best``: no sentinel, since on the largest
+        # boards one move can cost more than 2**30 (a fixed floor made it pass)
+        if ties == 0 or margin > best:
             best = margin
             ties = 0
         if margin == best:

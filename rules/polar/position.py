@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rules.polar import core
-from rules.polar.engine import choose_move
+from rules.polar.engine import choose_colour, choose_move, propose
 from rules.polar.mcts import new_tree, tree_capacity
 from rules.polar.policies import MCTS
 from rules.polar.rng import seed_stream
@@ -107,16 +107,38 @@ class Board:
         """``int32[size, size]`` colours, -1 empty, indexed [y, x]."""
         return self.st[: self.n].reshape(self.size, self.size).copy()
 
-    def choose(self, code: SeatCode, seed: int) -> int:
-        """The point (or -1 for a pass) the strategy picks here, with a stream seeded ``seed``."""
-        rng = np.zeros(4, np.uint64)
-        seed_stream(rng, seed)
-        params = code.vector()
-        scratch = (
+    def _scratch(self, code: SeatCode, params: np.ndarray) -> tuple:
+        return (
             new_tree(tree_capacity(int(params[0]), self.n) if code.kind == MCTS else 1),
             np.empty_like(self.st),
             self._tmp,
             np.empty(self.n, np.int32),
         )
+
+    def choose(self, code: SeatCode, seed: int) -> int:
+        """The point (or -1 for a pass) the strategy picks here, with a stream seeded ``seed``."""
+        params = code.vector()
         work = self.st.copy()
-        return int(choose_move(work, self.n, self.nbr, code.kind, params, rng, scratch))
+        return int(choose_move(work, self.n, self.nbr, code.kind, params, _stream(seed), self._scratch(code, params)))
+
+    def choose_colour(self, code: SeatCode, seed: int) -> str:
+        """The colour the strategy takes as chooser (P2) when this is the opening it is shown."""
+        params = code.vector()
+        work = self.st.copy()
+        c = choose_colour(work, self.n, self.nbr, code.kind, params, _stream(seed), self._scratch(code, params))
+        return ("black", "white")[int(c)]
+
+    @classmethod
+    def propose(cls, size: int, code: SeatCode, seed: int, swap: bool = True, score_n: str = "majority"):
+        """The opening (black point, white point) the strategy proposes (P2) on an empty board."""
+        board = cls(size, score_n)
+        params = code.vector()
+        a, b = propose(size, swap, board.st, board.n, board.nbr, core.SCORE_MODES[score_n], code.kind, params,
+                       _stream(seed), board._scratch(code, params))
+        return int(a), int(b)
+
+
+def _stream(seed: int) -> np.ndarray:
+    rng = np.zeros(4, np.uint64)
+    seed_stream(rng, seed)
+    return rng

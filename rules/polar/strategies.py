@@ -7,12 +7,16 @@ A ``StrategyDef.make(params)`` returns a ``SeatCode`` (kind code and a
 - ``random``: uniform over legal moves; random opening and colour.
 - ``greedy``: the move with the best immediate score margin for itself, ties
   at random; ``epsilon``: probability of a random move instead. Opening: a
-  random pair; as chooser it takes Black (the tempo).
+  random pair, with or without swap (every opening scores 0-0, so all pairs
+  tie on the margin); as chooser it takes Black (the tempo: both colours
+  stand at 0 and Black moves next, with a move that scores at once).
 - ``mcts``: UCT with ``playouts`` iterations per decision, exploration ``c``,
   ``playout`` policy ``random`` or ``greedy`` (epsilon-greedy with
-  ``playout_epsilon``). Opening: of 4 random pairs, the one whose searched
-  value for Black is nearest 1/2 (each searched with playouts/4); as chooser
-  the colour its search rates better.
+  ``playout_epsilon``). Opening: of 4 random pairs (each searched with
+  playouts/4), with swap the one whose searched value for Black is nearest
+  1/2 (the chooser will take the better colour), without swap (the proposer
+  is Black) the one with the highest value for Black; as chooser the colour
+  its search rates better.
 """
 
 from __future__ import annotations
