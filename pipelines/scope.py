@@ -57,6 +57,12 @@ def _views(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
 
 
+def unreadable_data(exc: Exception) -> UsageError:
+    reason = " ".join(str(exc).split())
+    return UsageError(f"a shard of the run cannot be read ({reason}); one of its Parquet files is damaged: "
+                      "delete that shard's games and turns files and finish the run with --resume")
+
+
 @dataclass(frozen=True)
 class Scope:
     con: duckdb.DuckDBPyConnection
@@ -125,9 +131,18 @@ class Scope:
 
     # running --------------------------------------------------------------
     def execute(self, sql: str) -> duckdb.DuckDBPyConnection:
-        """Run ``sql``, which holds the filter ``where_sql`` zero or more times."""
+        """Run ``sql``, which holds the filter ``where_sql`` zero or more times. A
+        shard whose footer reads but whose data does not (duckdb's I/O, input or
+        bare errors: not a mistake in the SQL) is a ``UsageError``."""
         uses = sql.count("?") // len(self.params) if self.params else 0
-        return self.con.execute(sql, list(self.params) * uses)
+        try:
+            return self.con.execute(sql, list(self.params) * uses)
+        except (duckdb.IOException, duckdb.InvalidInputException) as exc:
+            raise unreadable_data(exc) from None
+        except duckdb.Error as exc:
+            if type(exc) is not duckdb.Error:
+                raise
+            raise unreadable_data(exc) from None
 
     def rows(self, sql: str) -> list[dict]:
         cur = self.execute(sql)

@@ -126,6 +126,16 @@ def test_every_command_refuses_a_run_with_a_garbage_parquet_shard(tmp_path):
         refused(tmp_path, args, f"{shard} is not a readable Parquet file")
 
 
+def test_analyze_and_report_refuse_a_shard_whose_data_is_damaged_behind_a_good_footer(tmp_path):
+    run = toy_run(tmp_path, games=40, shard_size=20)
+    shard = os.path.join(run.uri, "turns", "shard-00000.parquet")
+    data = bytearray(open(shard, "rb").read())
+    data[4: len(data) // 2] = b"Z" * (len(data) // 2 - 4)      # pages garbled, footer intact
+    open(shard, "wb").write(bytes(data))
+    refused(tmp_path, ["analyze", run.uri], "a shard of the run cannot be read")
+    refused(tmp_path, ["report", run.uri, "--out", str(tmp_path / "r.html")], "a shard of the run cannot be read")
+
+
 def test_regress_refuses_a_baseline_with_no_finished_games_before_playing(tmp_path):
     import shutil
 
