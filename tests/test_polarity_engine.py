@@ -426,17 +426,19 @@ def test_r4_a_leaner_off_an_opponents_disc_is_an_illegal_move():
         check_legal(game.view(0), Convert(black.id, 0.0))
 
 
-def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_draw():
-    game = make_game([])
-    victim = own_hosts(game, 1)[0]
-
+def grabbing(victim):
+    """A place_leaner episode in which ``victim`` snaps onto the Action Disc still in hand (R8)."""
     def grab(world, intent):
         i = new_id(world)
         final = [b for b in world.bodies() if b.id != victim.id]
         return world.finish(final + [moved(victim, state="in_hand"), disc(i, 0, 0, intent.up, "in_hand")],
                             action=i, in_hand=[victim.id])
+    return grab
 
-    game.sim.script = [grab]
+
+def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_draw():
+    game = make_game([])
+    game.sim.script = [grabbing(own_hosts(game, 1)[0])]
     stacks = list(game.table.stacks)
     game.play_turn(0)
     row = game.rows[-1]
@@ -448,15 +450,7 @@ def test_r8_r17_last_disc_snapped_back_into_the_hand_still_ends_the_game():
     """RULES.md R17: a fault that refills the stack in the same resolution (here R8:
     the last Action Disc comes back with a disc stuck to it) does not undo the end."""
     game = make_game([], rules=PolarityRules(red_orientation="bar", foundations=2, stack_size=3))
-    victim = own_hosts(game, 1)[0]
-
-    def grab(world, intent):
-        i = new_id(world)
-        final = [b for b in world.bodies() if b.id != victim.id]
-        return world.finish(final + [moved(victim, state="in_hand"), disc(i, 0, 0, intent.up, "in_hand")],
-                            action=i, in_hand=[victim.id])
-
-    game.sim.script = [grab]
+    game.sim.script = [grabbing(own_hosts(game, 1)[0])]
     with pytest.raises(GameOver) as end:
         game.play_turn(0)
     assert end.value.reason == "stack_empty"
