@@ -5,7 +5,8 @@ positions to 0.1 mm and tilts to 0.1 deg) is stored in
 ``sim/golden/<scene>.json`` with the PHYSICS_VERSION it was made with.
 tests/test_physics_golden.py fails on any difference, and when the recorded
 version is not the current one. When a change of outcome is meant: bump
-sim.version.PHYSICS_VERSION, then regenerate:
+sim.version.PHYSICS_VERSION, then regenerate (regenerating refuses an
+outcome change under the version it was recorded with):
 
     python -m sim.golden --regenerate     # rewrite every record
     python -m sim.golden                  # compare, print differences, exit 1 if any
@@ -56,11 +57,23 @@ def load(name: str) -> dict:
     return json.loads(record_path(name).read_text())
 
 
+class VersionNotBumped(RuntimeError):
+    """An outcome changed but PHYSICS_VERSION is the one it was recorded with."""
+
+
 def regenerate() -> None:
+    """Rewrite every record. Refuses (``VersionNotBumped``, nothing written) when
+    a scene's outcome changed while its record already carries the current
+    PHYSICS_VERSION: a change of outcome is a new physics version."""
+    records = {name: {"physics_version": PHYSICS_VERSION, "scene": name,
+                      "outcome": json.loads(json.dumps(outcome(run_scene(name))))} for name in SCENES}
+    changed = [name for name, record in records.items() if record_path(name).exists()
+               and load(name)["physics_version"] == PHYSICS_VERSION and load(name)["outcome"] != record["outcome"]]
+    if changed:
+        raise VersionNotBumped(f"outcomes changed ({', '.join(changed)}) under physics {PHYSICS_VERSION}: "
+                               "bump sim.version.PHYSICS_VERSION, then regenerate")
     FOLDER.mkdir(exist_ok=True)
-    for name in SCENES:
-        record = {"physics_version": PHYSICS_VERSION, "scene": name,
-                  "outcome": outcome(run_scene(name))}
+    for name, record in records.items():
         record_path(name).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
         print(f"recorded {name}")
 
@@ -83,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regenerate", action="store_true", help="rewrite every record")
     args = parser.parse_args(argv)
     if args.regenerate:
-        regenerate()
+        try:
+            regenerate()
+        except VersionNotBumped as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         return 0
     failed = 0
     for name in SCENES:

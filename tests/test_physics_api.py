@@ -14,6 +14,20 @@ def test_api_world_copy_is_independent_of_the_original():
     assert len(look_ahead.bodies()) == 2 and len(w.bodies()) == 1
 
 
+def test_api_world_copy_shares_no_state_with_the_original():
+    """A look-ahead that moves the copy's discs leaves the original's where they were."""
+    w = World.new()
+    w.add_flat(0.0, 0.0, 1)
+    w.add_flat(0.06, 0.0, -1)
+    snapshot = w.copy()
+    look_ahead = w.copy()
+    sweep(look_ahead, (-0.03, 0.0, 0.003), (0.09, 0.0, 0.003))      # pushes both discs along
+    assert not np.array_equal(look_ahead.pos, w.pos)
+    for name, value in vars(snapshot).items():
+        if isinstance(value, np.ndarray):
+            np.testing.assert_array_equal(getattr(w, name), value, err_msg=name)
+
+
 def test_api_bodies_report_colour_owner_red_and_towers():
     w = World.new()
     red = w.add_flat(0.0, 0.0, -1, red=True)

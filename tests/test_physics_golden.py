@@ -20,3 +20,22 @@ def test_golden_scene_outcome_unchanged(name):
     record = load(name)
     assert record["physics_version"] == PHYSICS_VERSION
     assert json.loads(json.dumps(outcome(run_scene(name)))) == record["outcome"]
+
+
+def test_regenerating_a_changed_outcome_under_the_same_physics_version_is_refused(tmp_path, monkeypatch):
+    """A change of outcome is a new physics version: --regenerate will not record it
+    under the old one (and writes nothing)."""
+    import sim.golden as golden
+
+    name = sorted(SCENES)[0]
+    record = load(name)
+    record["outcome"]["steps"] += 1                  # as if the physics had changed
+    (tmp_path / f"{name}.json").write_text(json.dumps(record))
+    monkeypatch.setattr(golden, "FOLDER", tmp_path)
+    monkeypatch.setattr(golden, "SCENES", [name])
+    with pytest.raises(golden.VersionNotBumped, match="bump"):
+        golden.regenerate()
+    assert json.loads((tmp_path / f"{name}.json").read_text()) == record
+    monkeypatch.setattr(golden, "PHYSICS_VERSION", PHYSICS_VERSION + "-next")
+    golden.regenerate()                              # with a new version it records
+    assert load(name)["outcome"]["steps"] == record["outcome"]["steps"] - 1
