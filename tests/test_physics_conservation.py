@@ -12,6 +12,7 @@ from scipy.integrate import quad
 from sim.api import PhysicsParams, World, settle
 from sim.bodies import normal_of, quat_to_matrix
 from sim.contacts import cylinder_sdf_xyz
+from sim.episodes import leaner_pose
 from sim.balance import world_rotations
 from sim.forces import magnetic_all, new_cache
 from sim.integrate import pair_contacts, world_points
@@ -207,3 +208,28 @@ def test_energy_drift_below_one_percent_disc_dropped_on_a_disc():
     for k in range(4):
         e0, samples, _ = _disc_dropped_on_a_disc(k * 1e-7)
         assert max(abs(e - e0) for e in samples) < 0.01 * e0, k
+
+
+@pytest.mark.xfail(strict=True, reason="known miss of the energy bar (issue 3): a leaner pulled onto its host by "
+                   "the magnets at a tilt loses most of the energy released (-0.035 J over 1 s against a peak "
+                   "kinetic energy of 0.019 J). ~90 % of it comes from the contact's 'entered feature' rule "
+                   "(sim.contacts: a point inside a disc is pushed out through the face it came in by, which "
+                   "depends on the path); without that rule +0.003 J remains")
+def test_energy_drift_below_one_percent_leaner_snapping_onto_its_host():
+    """The game's own fault: a leaner released 36 mm from a same-colour host (well inside
+    its snap distance) is pulled onto it, magnets on, friction and damping off; over
+    0.2 s the total energy, magnetic pair potential included, stays within 1 % of the
+    largest kinetic energy the magnets release."""
+    p = PhysicsParams(settle_budget_s=0.005, **CONSERVATIVE)
+    w = World.new(p)
+    host = w.add_body((0.0, 0.0, 0.5 * p.thickness), (0.0, 0.0, 1.0), awake=True)
+    centre, normal, _ = leaner_pose(w, host, 0.0, 0.036, np.radians(45.0))
+    w.add_body(centre + np.array([0.0, 0.0, 1e-4]), normal, awake=True)
+    e0 = _total_energy(w) + _pair_potential(w)
+    energies, kinetic = [], []
+    for _ in range(40):
+        settle(w)
+        energies.append(_total_energy(w) + _pair_potential(w))
+        kinetic.append(_kinetic(w))
+    assert max(kinetic) > 0.005                       # it did snap
+    assert max(abs(e - e0) for e in energies) < 0.01 * max(kinetic)
