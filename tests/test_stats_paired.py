@@ -192,3 +192,13 @@ def test_holm_rejects_impossible_p_values(bad):
 def test_mcnemar_rejects_tables_that_are_not_2x2_counts(table):
     with pytest.raises(ValueError):
         mcnemar(table)
+
+
+def test_chi_square_2x2_with_yates_correction_is_the_hand_formula():
+    """The path compare uses (correction on): N (|ad - bc| - N/2)^2 / (row and column sums)."""
+    (a, b), (c, d) = table = [[10, 20], [30, 15]]
+    n = a + b + c + d
+    yates = n * (abs(a * d - b * c) - n / 2) ** 2 / ((a + b) * (c + d) * (a + c) * (b + d))
+    res, _ = chi_square(np.array(table))
+    assert res.statistic == pytest.approx(yates) and res.df == 1
+    assert res.effect == pytest.approx(np.sqrt(yates / n))       # Cramér's V from the corrected statistic
