@@ -16,7 +16,7 @@ from pipelines import catalog
 from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
-from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, split_strategies
+from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
 
 app = typer.Typer(
@@ -135,6 +135,9 @@ def simulate(
                                    workers=workers, address=address)
     except UsageError as exc:
         fail(str(exc))
+    note = seat_balance_note(exp)
+    if note and not quiet:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     _report_run(result, quiet)
 
 

@@ -163,6 +163,17 @@ class GameColumns:
         ]
 
 
+def seat_balance_note(exp: Experiment) -> str | None:
+    """A note when an odd ``games`` cannot give each strategy of a cell each seat in
+    half the games (a cell's even seed indices put its first strategy in seat 0)."""
+    uneven = [c for c in exp.cells if c.matchup[0] != c.matchup[1]]
+    if exp.games % 2 == 0 or not uneven:
+        return None
+    first = uneven[0].matchup[0]
+    return (f"{exp.games} games cannot split the seats evenly: {first} plays seat 0 in {exp.games // 2 + 1} "
+            f"and seat 1 in {exp.games // 2} of them; an even --games balances the seats")
+
+
 def game_columns(exp: Experiment, first: int, count: int) -> GameColumns:
     """Cells, seed indices, seeds and seat groups of global games ``first .. first+count-1``."""
     game = get_game(exp.game)

@@ -49,6 +49,18 @@ def test_each_strategy_plays_each_seat_in_half_the_games(tmp_path):
     assert g["strategy_0"].count("loaded") == 20 and g["strategy_1"].count("loaded") == 20
 
 
+def test_an_odd_game_count_says_how_the_seats_split(tmp_path):
+    res = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "5",
+                              "--workers", "0", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "note: 5 games cannot split the seats evenly: loaded plays seat 0 in 3 and seat 1 in 2" in res.output
+    g = content(str(next(tmp_path.iterdir()))).to_pydict()
+    assert g["strategy_0"].count("loaded") == 3                    # what the note says
+    even = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "4",
+                               "--workers", "0", "--out", str(tmp_path / "even")])
+    assert even.exit_code == 0 and "note:" not in even.output
+
+
 def test_rows_carry_identity_columns(tmp_path):
     res = run_experiment(toy(games=10), str(tmp_path), workers=0)
     g = content(res.uri)
