@@ -76,10 +76,6 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
 
 def build_experiment(game: str, variant: Optional[str], strategies: list[str], sets: list[str],
                      games: int, seed: int, shard_size: Optional[int]) -> Experiment:
-    if games <= 0:
-        raise UsageError(f"--games must be at least 1 (got {games})")
-    if seed < 0:
-        raise UsageError(f"--seed must be non-negative (got {seed})")
     game_def = get_game(game)
     if len(strategies) != 2:
         raise UsageError(f"--strategies takes two strategies, A,B (got {len(strategies)}); use `polsim strategies`")
@@ -90,10 +86,7 @@ def build_experiment(game: str, variant: Optional[str], strategies: list[str], s
             raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
         overrides[key] = values[0]
     size = shard_size or game_def.shard_size
-    return make_experiment(
-        game=game_def.name, variant=game_def.default_variant if variant is None else variant,
-        cells=(Cell(overrides=overrides, matchup=matchup),), games=games, seed=seed, shard_size=size,
-    )
+    return make_experiment(game_def, variant, (Cell(overrides=overrides, matchup=matchup),), games, seed, size)
 
 
 def game_defaults(game: str, strategies: Optional[str], games: Optional[int]) -> tuple[list[str], int]:

@@ -39,11 +39,13 @@ FROM (
 """
 
 
-def unreadable_shard(uri: str, exc: Exception) -> UsageError:
-    """The one-line error for a shard file that is not a readable Parquet file."""
+def unreadable_shard(uri: str | None, exc: Exception) -> UsageError:
+    """The one-line error for a shard file that is not a readable Parquet file
+    (``uri`` None: a query met it, and which file is not known)."""
     reason = re.sub(r"^Could not open Parquet input source '[^']*': ", "", " ".join(str(exc).split()))
-    return UsageError(f"{uri} is not a readable Parquet file: {reason}; "
-                      "delete that shard's games and turns files and finish the run with --resume")
+    what = (f"{uri} is not a readable Parquet file: {reason}" if uri else
+            f"a shard of the run cannot be read ({reason}); one of its Parquet files is damaged")
+    return UsageError(f"{what}; delete that shard's games and turns files and finish the run with --resume")
 
 
 def _schema(folder: Location, frag) -> pa.Schema:

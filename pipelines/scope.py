@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from pipelines.dataset import columns
+from pipelines.dataset import columns, unreadable_shard
 from rules.base import UsageError
 
 _TEMP_TABLES = itertools.count()
@@ -55,12 +55,6 @@ def parse_where(items: list[str], known: list[str]) -> tuple[str, list]:
 
 def _views(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
-
-
-def unreadable_data(exc: Exception) -> UsageError:
-    reason = " ".join(str(exc).split())
-    return UsageError(f"a shard of the run cannot be read ({reason}); one of its Parquet files is damaged: "
-                      "delete that shard's games and turns files and finish the run with --resume")
 
 
 @dataclass(frozen=True)
@@ -137,12 +131,10 @@ class Scope:
         uses = sql.count("?") // len(self.params) if self.params else 0
         try:
             return self.con.execute(sql, list(self.params) * uses)
-        except (duckdb.IOException, duckdb.InvalidInputException) as exc:
-            raise unreadable_data(exc) from None
         except duckdb.Error as exc:
-            if type(exc) is not duckdb.Error:
+            if type(exc) is not duckdb.Error and not isinstance(exc, (duckdb.IOException, duckdb.InvalidInputException)):
                 raise
-            raise unreadable_data(exc) from None
+            raise unreadable_shard(None, exc) from None
 
     def rows(self, sql: str) -> list[dict]:
         cur = self.execute(sql)

@@ -112,22 +112,34 @@ class Experiment(BaseModel):
 _OPTION_OF = {"seed": "--seed", "games": "--games", "shard_size": "--shard-size"}
 
 
-def make_experiment(**fields: Any) -> Experiment:
-    """``Experiment(**fields)``, with a bad field a ``UsageError`` naming its option."""
+def make_experiment(game: GameDef, variant: str | None, cells: tuple[Cell, ...], games: int, seed: int,
+                    shard_size: int) -> Experiment:
+    """The experiment of ``game`` (``variant`` None: its default) as the commands
+    build it, with a bad field a ``UsageError`` naming its option."""
+    if games <= 0:
+        raise UsageError(f"--games must be at least 1 (got {games})")
+    if seed < 0:
+        raise UsageError(f"--seed must be non-negative (got {seed})")
+    fields = dict(game=game.name, variant=game.default_variant if variant is None else variant, cells=cells,
+                  games=games, seed=seed, shard_size=shard_size)
     try:
         return Experiment(**fields)
     except ValidationError as exc:
         err = exc.errors()[0]
         field = str(err["loc"][0]) if err["loc"] else ""
         if field == "seed":
-            raise UsageError(f"--seed must be 0..{MAX_SEED} (2^64-1) (got {fields.get('seed')}); "
-                             "choose a smaller seed") from None
+            raise UsageError(f"--seed must be 0..{MAX_SEED} (2^64-1) (got {seed}); choose a smaller seed") from None
         if field == "games":
-            raise UsageError(f"--games must be 1..{MAX_GAMES:,} per run (got {fields.get('games')}); "
+            raise UsageError(f"--games must be 1..{MAX_GAMES:,} per run (got {games}); "
                              "split the study into several runs") from None
         message = err["msg"].removeprefix("Value error, ")
         where = _OPTION_OF.get(field, field)
         raise UsageError(f"{where}: {message}" if where else message) from None
+
+
+def grid_shard_size(game: GameDef, shard_size: int | None) -> int:
+    """Games per shard of a sweep or tournament: as given, else 500 for Polar and 10 for the others."""
+    return shard_size or (500 if game.name == "polar" else 10)
 
 
 def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:

@@ -22,7 +22,7 @@ import numpy as np
 
 from pipelines import manifest as mf
 from pipelines.dataset import open_runs
-from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, validate
+from pipelines.spec import Cell, Experiment, grid_shard_size, make_experiment, parse_sets, validate
 from pipelines.stats.balance import balance, first_player_advantage
 from pipelines.stats.balance_ranking import balance_gaps
 from pipelines.stats.interval import Interval
@@ -33,10 +33,6 @@ from rules.base import StrategySpec, UsageError, get_game
 def sweep_experiment(game: str, variant: str | None, strategies: list[str], sets: list[str], games: int,
                      seed: int, shard_size: int | None) -> Experiment:
     """One cell per combination of the ``--set`` values."""
-    if games <= 0:
-        raise UsageError(f"--games must be at least 1 (got {games})")
-    if seed < 0:
-        raise UsageError(f"--seed must be non-negative (got {seed})")
     if len(strategies) != 2:
         raise UsageError(f"--strategies takes two strategies, A,B (got {len(strategies)})")
     grid = parse_sets(sets)
@@ -50,8 +46,7 @@ def sweep_experiment(game: str, variant: str | None, strategies: list[str], sets
     keys = list(grid)
     cells = tuple(Cell(overrides=dict(zip(keys, combo)), matchup=matchup)
                   for combo in itertools.product(*(grid[k] for k in keys)))
-    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
-                          seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
+    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size))
     validate(exp)
     return exp
 

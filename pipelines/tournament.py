@@ -24,7 +24,7 @@ import numpy as np
 
 from pipelines import manifest as mf
 from pipelines.dataset import open_runs
-from pipelines.spec import Cell, Experiment, make_experiment, validate
+from pipelines.spec import Cell, Experiment, grid_shard_size, make_experiment, validate
 from pipelines.stats.proportion import score_rate
 from pipelines.stats.ratings import Ratings, bradley_terry, elo_from_score
 from pipelines.stats.tally import Tally
@@ -43,10 +43,6 @@ FROM seats GROUP BY ALL
 def tournament_experiment(game: str, variant: str | None, strategies: list[str], sets: dict, games: int,
                           seed: int, shard_size: int | None) -> Experiment:
     """One cell per pairing of distinct strategies, the same knobs and seeds for all."""
-    if games <= 0:
-        raise UsageError(f"--games must be at least 1 (got {games})")
-    if seed < 0:
-        raise UsageError(f"--seed must be non-negative (got {seed})")
     names = [str(StrategySpec.parse(s)) for s in strategies]
     if len(names) < 2:
         raise UsageError(f"a tournament needs at least two strategies (got {len(names)}); e.g. -s random,greedy,mcts")
@@ -55,8 +51,7 @@ def tournament_experiment(game: str, variant: str | None, strategies: list[str],
         raise UsageError(f"strategy {repeated[0]} is listed twice; give each strategy (with its parameters) once")
     game_def = get_game(game)
     cells = tuple(Cell(overrides=dict(sets), matchup=(a, b)) for a, b in itertools.combinations(names, 2))
-    exp = make_experiment(game=game_def.name, variant=game_def.default_variant if variant is None else variant, cells=cells, games=games,
-                          seed=seed, shard_size=shard_size or (500 if game_def.name == "polar" else 10))
+    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size))
     validate(exp)
     return exp
 

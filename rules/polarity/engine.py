@@ -105,8 +105,8 @@ def separated(res: Resolution, ep, loose: list[int], seat: int) -> None:
         return
     if "s" not in res.faults:
         res.faults.append("s")
-    grouped = {i for g in res.groups for i in g.ids}
-    links = {p for p in pairs(ep.final_contacts) if p <= set(loose)}
+    grouped, apart = {i for g in res.groups for i in g.ids}, set(loose)
+    links = {p for p in pairs(ep.final_contacts) if p <= apart}
     for comp in components(loose, links):
         ids = comp - grouped
         if len(ids) >= 2:
