@@ -30,7 +30,8 @@ from pipelines.storage import check_output_file, locate, write_bytes_atomic
 
 
 FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat", "c": "c · a disc snaps to the hand",
-               "d": "d · a foundation or tower moves", "e": "e · a disc leaves the circle", "any": "any fault"}
+               "d": "d · a foundation or tower moves", "e": "e · a disc leaves the circle",
+               "s": "s · a disc comes apart from a capture", "any": "any fault"}
 
 
 @dataclass

@@ -125,6 +125,7 @@ def test_polarity_report_shows_fault_kinds_and_red_orientation(chromium, tmp_pat
     assert {"faults", "red-colour", "captures", "win-seat"} <= set(state.drawn)
     assert "swap" not in state.drawn and "passes" not in state.drawn
     assert all(v == "yes" for v in state.drawn.values()), state.drawn
+    assert "s · a disc comes apart from a capture" in open(page).read()      # every fault kind is named
 
 
 def test_page_self_check_reports_script_errors_and_blocked_loads(chromium, polar_runs, tmp_path):
