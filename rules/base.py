@@ -166,6 +166,8 @@ class GameDef:
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"])
+            if not where:  # a check across knobs
+                raise UsageError(f"bad knobs: {err['msg'].removeprefix('Value error, ')}") from None
             raise UsageError(f"bad value for knob {where}: {err['msg']}") from None
 
 

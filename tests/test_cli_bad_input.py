@@ -153,6 +153,16 @@ def test_simulate_rejects_a_knob_that_is_not_finite(tmp_path, value):
             "bad value for knob magnet_strength: Input should be a finite number")
 
 
+@pytest.mark.parametrize("knobs", [["--set", "stack_size=3", "--set", "foundations=3"],
+                                   ["--variant", "seven-foundations", "--set", "stack_size=7"]])
+def test_r3_a_stack_that_setup_would_empty_is_refused(tmp_path, knobs):
+    """Before: setup emptied both stacks (then drove them negative) and the game
+    loop skipped both seats forever, never reaching its turn cap."""
+    refused(tmp_path, ["simulate", "--game", "polarity", *knobs, "--games", "2",
+                       "--out", str(tmp_path / "runs"), "--workers", "0", "--quiet"],
+            "must be greater than foundations")
+
+
 def test_simulate_rejects_a_strategy_parameter_that_is_not_finite(tmp_path):
     refused(tmp_path, simulate(tmp_path, "--strategies", "sleepy:ms=inf,fair"), "bad parameter ms")
 

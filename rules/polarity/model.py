@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from rules.base import RulesBase, UsageError
 
@@ -57,6 +57,15 @@ class PolarityRules(RulesBase):
     max_turns: int = Field(400, ge=1)  # safety cap -> end reason turn_limit
     magnet_strength: float = Field(1.0, gt=0)  # physics: scale on Br
     contact_substeps: int | None = Field(None, ge=1)  # physics: None = the core's (sim.integrate, Sub-steps); 1 = physics 0.6.0's single steps, ~1.4x cheaper a game
+
+    @model_validator(mode="after")
+    def _a_disc_left_after_setup(self) -> "PolarityRules":
+        # R3 lays the foundations from the stack; R17 is judged only after a placement,
+        # so a stack that setup empties would leave a game no one can move in
+        if self.stack_size <= self.foundations:
+            raise ValueError(f"stack_size ({self.stack_size}) must be greater than foundations "
+                             f"({self.foundations}): each player needs a disc left after setup")
+        return self
 
 
 def _read_variant(path: Path) -> PolarityRules:
