@@ -254,6 +254,23 @@ def test_r12_opponents_leaner_flipped_to_faulters_colour_is_captured_by_its_owne
     assert res.groups == [FaultGroup(captor=1, ids=(3,), flipped_leaner=True)]
 
 
+def test_r12_discs_of_a_captured_tower_are_not_flipped_leaners_when_its_placement_faults():
+    """White captures two of Black's former leaners (white now showing) and faults
+    placing them (a foundation is knocked away): the tower's discs match R12's
+    "opponent's leaner flipped to the faulter's colour", but they are the capture,
+    not leaners flipped by the fault. Before: each became a one-disc group for Black."""
+    g1, g2 = disc(3, 0, 60, B, "leaning"), disc(4, 0, -60, B, "leaning")
+    hit = disc(1, 60, 0, W)
+    before = [RED, hit, g1, g2]
+    tower = [moved(g1, x=0.1, y=0.0, state="stacked", up=W, tower=3),
+             moved(g2, x=0.1, y=0.0, z=0.0045, state="stacked", up=W, tower=3)]
+    ep = episode([RED, moved(hit, x=0.2), *tower], fallen=[3, 4], flipped=[3, 4], moved_diameters={1: 2.5},
+                 final_contacts=[(3, 4)])
+    res = run(before, ep, mover=0, expected={3, 4}, keep={3, 4})
+    assert res.fault and "d" in res.faults
+    assert res.groups == []
+
+
 def test_r12_fallen_leaners_touching_nothing_stay_as_foundations_no_capture():
     own, opp = disc(3, 0, 60, W, "leaning"), disc(4, 0, -60, B, "leaning")
     before = [RED, disc(1, 60, 0, W), own, opp]

@@ -122,7 +122,10 @@ def fault_groups(
     """R10-R12: groups snapped together on the mat, and flipped opponent leaners.
 
     ``keep`` are discs the mover has just captured (a tower being placed): they
-    stay the mover's even if a fault touches them.
+    stay the mover's even if a fault touches them. The move's own discs
+    (``expected``: a captured group turned to the captor's colour) are never
+    R12's flipped leaners; those of a capture that come apart are
+    ``engine.separated``'s.
     """
     final = {b.id: b for b in ep.final if not b.red and b.id not in removed}
     links = {p for p in pairs(ep.final_contacts) if p <= final.keys()}
@@ -138,7 +141,7 @@ def fault_groups(
             ids -= captured
         if ids:
             groups.append(FaultGroup(captor=1 - mover, ids=tuple(sorted(ids))))
-    grouped = {i for g in groups for i in g.ids}
+    grouped = {i for g in groups for i in g.ids} | set(expected) | set(keep)  # the move's own discs are not R12's
     for i in sorted(set(ep.fallen) & set(ep.flipped)):
         b0, b1 = before.get(i), final.get(i)
         if b0 is None or b1 is None or i in grouped or b0.state not in LEANERS:
