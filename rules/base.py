@@ -104,7 +104,9 @@ class StrategyDef:
             return self.params_model(**dict(spec.params))
         except ValidationError as exc:
             err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "parameters"
+            where = ".".join(str(x) for x in err["loc"])
+            if not where:  # a check across parameters
+                raise UsageError(f"strategy {spec}: bad parameters: {err['msg'].removeprefix('Value error, ')}") from None
             known = ", ".join(self.params_model.model_fields) or "none"
             raise UsageError(
                 f"strategy {spec}: bad parameter {where}: {err['msg']} (parameters: {known})"

@@ -10,6 +10,7 @@ calibration. Full games on the real core are in test_polarity_games.py.
 import copy
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from rules.base import GameSpec, StrategySpec
@@ -17,7 +18,8 @@ from rules.polarity.engine import Game, GameOver
 from rules.polarity.model import PolarityRules
 from rules.polarity.records import play_one
 from rules.polarity.scenes import B, W, disc, episode, moved
-from rules.polarity.state import FaultGroup, Tower
+from rules.polarity.state import FaultGroup, Tower, colour
+from rules.polarity.strategies import HandParams
 from rules.polarity.view import Convert, Place
 from sim.api import Intent
 
@@ -386,6 +388,20 @@ def test_r19_unsettled_freeze_resolves_the_turn_and_the_game_goes_on():
     first = next(t for t in turns if t["phase"] == "place")
     assert (first["outcome"], first["unsettled"], first["action_state"]) == ("placed", 3, "leaning")
     assert all(t["unsettled"] == 0 for t in turns if t is not first)
+
+
+@pytest.mark.parametrize("unsettled", ["freeze", "end_game"])
+def test_r19_lookahead_reads_an_unsettled_trial_as_the_game_would(unsettled):
+    """Before: a trial not at rest was valued as a sudden loss even under ``freeze``,
+    where the game resolves it like any other episode."""
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, unsettled=unsettled)
+    game = make_game([never_settles], rules=rules)
+    host = next(b for b in game.bodies() if not b.red and b.up == colour(0))
+    res = game.trial_for(0)(Place(host.id, 0.0, 0.02, 0.8), np.random.default_rng(0), HandParams())
+    if unsettled == "end_game":
+        assert res is None
+    else:
+        assert res.action == "placed" and not res.fault
 
 
 def test_r19_unsettled_is_the_default_freeze():

@@ -84,6 +84,32 @@ def test_aggressive_keeps_red_margin_mm_from_the_red_disc():
             assert margins(v, act)[1] >= margin * 1e-3, (margin, seed)
 
 
+def test_aggressive_puts_a_captured_tower_red_margin_mm_beyond_the_red_discs_reach():
+    """Before: capture spots were filtered by min_gap_mm alone and counted the group's
+    own discs (still where they fell) as obstacles and as targets to aim at."""
+    from rules.polarity import clearance
+
+    group = FaultGroup(0, (7, 8))
+    bodies = [RED, disc(1, 150, 0, W), disc(3, -150, 0, B), disc(7, 60, -40, B), disc(8, 75, -40, W)]
+    v = view_of(bodies)
+    others = [b for b in bodies if b.id not in group.ids]
+    for margin in (10, 40):
+        for seed in range(6):
+            x, y = make(f"aggressive:red_margin_mm={margin}").capture_spot(v, group, np.random.default_rng(seed))
+            red = clearance.spot_margin(others, x, y, red_gap=clearance.REACH_ATTRACT, size=2)[1]
+            assert red > margin * 1e-3, (margin, seed, x, y)
+
+
+def test_aggressive_setup_spot_keeps_red_margin_mm_from_the_red_disc():
+    from rules.polarity import clearance
+
+    bodies = [RED, disc(1, 150, 0, W), disc(3, -150, 0, B)]
+    v = view_of(bodies)
+    for seed in range(6):
+        x, y = make("aggressive:red_margin_mm=30").setup_spot(v, np.random.default_rng(seed))
+        assert clearance.spot_margin(bodies, x, y, red_gap=clearance.REACH_ATTRACT)[1] > 30e-3, (seed, x, y)
+
+
 @pytest.mark.parametrize("name", ["random", "cautious", "aggressive", "capturer", "lookahead"])
 def test_r14_every_strategy_avoids_leaning_within_the_red_discs_reach(name):
     bodies = [RED, disc(1, 100, 0, W), disc(2, 0, 100, W), disc(3, -150, 0, B)]
@@ -168,6 +194,27 @@ def test_lookahead_budget_caps_the_physics_trials():
 
     make("lookahead:budget=5:samples=1").act(view_of(bodies, trial=trial), np.random.default_rng(0))
     assert len(calls) == 5
+
+
+def test_lookahead_refuses_more_samples_than_its_budget():
+    """Before: budget=1 ran 2 episodes (the default samples), budget=3:samples=5 ran 5."""
+    from rules.base import UsageError
+
+    with pytest.raises(UsageError, match=r"samples \(5\) must not exceed budget \(3\)"):
+        make("lookahead:budget=3:samples=5")
+
+
+@pytest.mark.parametrize("rules, red_is_a_loss", [(PolarityRules(), True),
+                                                  (PolarityRules(red_sudden_death=False, red_moved_loses=False), False)])
+def test_r14_lookahead_values_a_red_touch_as_a_loss_only_where_it_ends_the_game(rules, red_is_a_loss):
+    from rules.polarity.strategies import LOSS, trial_value
+
+    touch = Resolution(faults=["r"], red_touched=True, action="fault")
+    knocked = Resolution(faults=["a"], returned=[4], action="fault")
+    assert (trial_value(touch, rules) == LOSS) is red_is_a_loss
+    if not red_is_a_loss:  # an ordinary fault, no worse than one that loses a disc
+        assert trial_value(touch, rules) > trial_value(knocked, rules)
+    assert trial_value(None, rules) == LOSS
 
 
 @pytest.mark.parametrize("name", sorted(GAME.strategies))

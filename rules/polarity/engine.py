@@ -203,7 +203,8 @@ class Game:
         )
 
     def trial_for(self, seat: int):
-        """Look-ahead: play a Place on a copy of the world with noise from the caller's rng."""
+        """Look-ahead: play a Place on a copy of the world with noise from the caller's rng;
+        an episode not at rest within the budget is read as the game would (R19 ``unsettled``)."""
 
         def trial(place: Place, rng: np.random.Generator, p) -> Resolution | None:
             world = self.world.copy()
@@ -212,8 +213,9 @@ class Game:
             az, dist, tilt = noisy_place(place, (host.x, host.y), rng, p)
             contacts = pairs(world.contacts())
             ep = self.sim.place_leaner(world, self.sim.Intent(place.host, az, dist, tilt, colour(seat)))
-            if ep.status not in ("settled", "red_contact"):
-                return None
+            at_rest = ep.status in ("settled", "red_contact")
+            if ep.status in ("nan", "energy") or (not at_rest and self.rules.unsettled == "end_game"):
+                return None  # the game would not go on from here
             return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
                            self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action,
                            red_radius=self.geo.red_radius)

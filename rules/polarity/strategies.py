@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from sim import detmath as dm
 
@@ -233,11 +233,18 @@ class AggressiveStrategy:
         gaps = [dm.hypot(cx - t.x, cy - t.y) - clearance.reach(t, view.up) for t in targets]
         return min(abs(g - self.p.gap_mm * MM) for g in gaps) if gaps else 0.0
 
-    def spot(self, view, rng):
+    def spot(self, view, rng, size: int = 1, skip=frozenset()):
+        """Where to put a foundation or a captured ``size``-disc tower (its own discs ``skip``ped):
+        of the spots beyond every disc's reach plus ``min_gap_mm`` and the red disc's plus
+        ``red_margin_mm``, the one nearest an opponent's disc or the red disc; when none is,
+        the most open spot (the red margin counted ``red_weight`` times)."""
         spots = view.sample_spots(rng, self.p.spots) or [(0.0, 0.1)]
-        bodies = view.discs() + ([view.red()] if view.red() else [])
-        margins = {s: clearance.spot_margin(bodies, *s, red_gap=clearance.REACH_ATTRACT) for s in spots}
-        safe = [s for s in spots if min(margins[s]) > self.p.min_gap_mm * MM] or spots
+        bodies = [b for b in view.discs() if b.id not in skip] + ([view.red()] if view.red() else [])
+        margins = {s: clearance.spot_margin(bodies, *s, red_gap=clearance.REACH_ATTRACT, size=size) for s in spots}
+        safe = [s for s in spots
+                if margins[s][0] > self.p.min_gap_mm * MM and margins[s][1] > self.p.red_margin_mm * MM]
+        if not safe:
+            return max(spots, key=lambda s: min(margins[s][0], red_scaled(margins[s][1], self.p.red_weight)))
         targets = [b for b in bodies if b.up != view.up or b.red]
         return min(safe, key=lambda s: min((dm.hypot(s[0] - t.x, s[1] - t.y) for t in targets), default=0.0))
 
@@ -245,7 +252,7 @@ class AggressiveStrategy:
         return self.spot(view, rng)
 
     def capture_spot(self, view, group, rng):
-        return self.spot(view, rng)
+        return self.spot(view, rng, size=len(group.ids), skip=set(group.ids))
 
     def act(self, view, rng):
         cands = candidates(view, self.p.n_azimuths, rng)
@@ -318,11 +325,24 @@ class LookaheadParams(HandParams):
     red_margin_mm: float = Field(10.0, description="never try leaners within the red disc's reach plus this, mm")
     spots: int = Field(48, ge=1)
 
+    @model_validator(mode="after")
+    def _samples_within_budget(self) -> "LookaheadParams":
+        if self.samples > self.budget:
+            raise ValueError(f"samples ({self.samples}) must not exceed budget ({self.budget}): "
+                             "every candidate is tried samples times within the budget")
+        return self
 
-def trial_value(res) -> float:
-    """Utility of one trial's resolution: sudden loss << fault < retry < placed."""
-    if res is None or res.red_touched or res.red_moved:
-        return -100.0
+
+LOSS = -100.0
+
+
+def trial_value(res, rules) -> float:
+    """Utility of one trial's resolution under ``rules``: sudden loss << fault < retry <
+    placed. A red touch or move is a loss only where it ends the game (R14, R15; under
+    ``no-red-death`` it is a fault like any other); ``None``, a trial the game could not
+    go on from (a physics failure, or not at rest under ``unsettled=end_game``), too."""
+    if res is None or (res.red_touched and rules.red_sudden_death) or (res.red_moved and rules.red_moved_loses):
+        return LOSS
     lost = sum(len(g.ids) for g in res.groups) + len(res.returned)
     if res.faults:
         return -1.0 - lost
@@ -346,7 +366,7 @@ class LookaheadStrategy(CautiousStrategy):
         pool = [tuned(view, c) for c in pool]
         values = []
         for c in pool:
-            vals = [trial_value(view.trial(c, rng, self.p)) for _ in range(self.p.samples)]
+            vals = [trial_value(view.trial(c, rng, self.p), view.rules) for _ in range(self.p.samples)]
             values.append(math.fsum(vals) / len(vals))  # exactly rounded: no summation order to differ
         return pool[int(np.argmax(values))]
 
