@@ -225,6 +225,32 @@ def test_edge_group_already_a_tower_in_captors_colour_is_captured_in_place():
     assert game.table.towers == [Tower(1, [host.id, 50])]
 
 
+def test_r13_a_tower_turned_over_by_a_fault_is_controlled_by_the_colour_now_up():
+    """R13: a tower scores for its controller, the colour showing. Before: a White
+    tower knocked over to show black still scored for White and hosted White's leaners."""
+    game = make_game([])
+    a, b = disc(60, 100, 100, W, "stacked", tower=60), disc(61, 100, 100, W, "stacked", tower=60, z_mm=9)
+    game.world.b.update({60: a, 61: b})
+    game.world.next_id = 62
+    game.table.towers.append(Tower(0, [60, 61]))
+    game.refresh()
+
+    def knocks_the_tower_over(world, intent):
+        i = new_id(world)
+        over = [moved(b, x=0.14, up=B, z=0.0), moved(a, x=0.14, up=B, z=0.0045)]  # upside down: 61 under 60
+        rest = [x for x in world.bodies() if x.id not in (60, 61)]
+        return world.finish(rest + over + [disc(i, 60, -120, intent.up)], action=i, fallen=[i],
+                            moved_diameters={60: 1.4, 61: 1.4}, final_contacts=[(60, 61)])
+
+    game.sim.script = [knocks_the_tower_over]
+    host = own_hosts(game, 0)[0]
+    game.place(0, Place(host.id, 0.0, 0.02, 0.8))
+    assert game.rows[-1]["outcome"] == "fault"
+    assert game.table.towers == [Tower(1, [61, 60])]
+    assert game.rows[-1]["tower_discs_1"] == 2 and game.rows[-1]["tower_discs_0"] == 0
+    assert 61 in {h.id for h in game.view(1).hosts()} and 61 not in {h.id for h in game.view(0).hosts()}
+
+
 def test_edge_fault_during_a_capture_ends_the_turn_and_separated_discs_form_a_new_group():
     game = make_game([])
     w_host = own_hosts(game, 0)[0]

@@ -34,7 +34,7 @@ from rules.seeds import stream
 from rules.polarity.ends import red_orientation, sudden_end, winner
 from rules.polarity.physics import core, geometry, physics_version
 from rules.polarity.resolve import Resolution, components, pairs, resolve
-from rules.polarity.state import FaultGroup, Table, Tower, colour
+from rules.polarity.state import FaultGroup, Table, Tower, colour, seat_of
 from rules.polarity.strategies import STRATEGIES
 from rules.polarity.view import Convert, Place, View
 
@@ -256,7 +256,8 @@ class Game:
         self.table.pending.extend(res.groups)
 
     def refresh_towers(self, ep, removed: set[int]) -> None:
-        """Towers keep the discs still stacked together (the largest piece of each)."""
+        """Towers keep the discs still stacked together (the largest piece of each), and
+        belong to the colour their top disc now shows (R13: turned over, a tower changes hands)."""
         final = {b.id: b for b in ep.final}
         for t in self.table.towers:
             pieces: dict[int, list[int]] = {}
@@ -266,6 +267,8 @@ class Game:
                     pieces.setdefault(key, []).append(i)
             best = max(pieces.values(), key=len, default=[])
             t.ids = sorted(best, key=lambda i: final[i].z)
+            if t.ids:
+                t.controller = seat_of(final[t.ids[-1]].up)
         self.table.towers = [t for t in self.table.towers if t.ids]
 
     def check_end(self, seat: int, res: Resolution, emptied: bool = False) -> None:

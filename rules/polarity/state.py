@@ -4,7 +4,8 @@ The physics world knows where every disc is and which face is up; the rules
 need three more things, kept here as plain data:
 
 - ``stacks[seat]``: discs left in each player's unplayed stack;
-- ``towers``: captured towers, each a controller seat and its disc ids
+- ``towers``: captured towers, each a controller seat (the colour its top disc
+  shows, R13) and its disc ids
   (R10-R13; a one-disc tower is a captured single disc, R12);
 - ``pending``: fault groups waiting to be captured, each tagged with the
   seat that must capture it at the start of its next turn (R10, R12).
