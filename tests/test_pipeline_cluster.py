@@ -14,20 +14,22 @@ from pipelines.spec import Cell, Experiment
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture
-def cluster(monkeypatch):
-    monkeypatch.setenv("POLSIM_GAME_MODULES", "tests.toygame")
-    monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    from ray.cluster_utils import Cluster
+@pytest.fixture(scope="module")
+def cluster():
+    """One two-node cluster for the module (starting one costs ~10 s)."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("POLSIM_GAME_MODULES", "tests.toygame")
+        env.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        from ray.cluster_utils import Cluster
 
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    c.add_node(num_cpus=1)
-    c.wait_for_nodes()
-    yield c
-    import ray
+        c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+        c.add_node(num_cpus=1)
+        c.wait_for_nodes()
+        yield c
+        import ray
 
-    ray.shutdown()
-    c.shutdown()
+        ray.shutdown()
+        c.shutdown()
 
 
 def content(run_dir):

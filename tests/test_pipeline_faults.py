@@ -67,8 +67,9 @@ def test_worker_killed_mid_run_still_plays_every_game_exactly_once(toy_env, tmp_
         assert games[col].equals(ref[col])
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_interrupted_driver_keeps_whole_shards_and_resume_equals_full_run(toy_env, tmp_path, signum):
+@pytest.mark.parametrize("signum, resume_workers", [(signal.SIGINT, "2"), (signal.SIGTERM, "0")])
+def test_interrupted_driver_keeps_whole_shards_and_resume_equals_full_run(toy_env, tmp_path, signum, resume_workers):
+    """Resumed on Ray, and in-process (another worker count: the same games either way)."""
     out = tmp_path / "out"
     args = [POLSIM, "simulate", "--game", "toy", "--strategies", "sleepy:ms=40,loaded", "--games", "40",
             "--seed", "9", "--shard-size", "4", "--out", str(out), "--run-id", "r", "--workers", "2", "--quiet"]
@@ -84,7 +85,8 @@ def test_interrupted_driver_keeps_whole_shards_and_resume_equals_full_run(toy_en
     assert 0 < len(kept) < 10
     for shard in kept:
         assert pq.read_table(shard).num_rows == 4  # whole shards only
-    resumed = subprocess.run(args + ["--resume"], capture_output=True, text=True, timeout=180)
+    resumed = subprocess.run(args[:-3] + ["--workers", resume_workers, "--quiet", "--resume"],
+                             capture_output=True, text=True, timeout=180)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads((out / "r" / "manifest.json").read_text())["status"] == "complete"
     full = run_experiment(sleepy(games=40), str(tmp_path / "full"), run_id="r", workers=0)
