@@ -2,8 +2,13 @@
 
 ``gather(con, manifests, by, where)`` returns a ``ReportData``:
 
-- ``keys``: the grouping the page compares (``by``; by default, for
-  several runs, ``variant`` when each run has its own, else ``run_id``);
+- ``seat_keys``: the grouping asked for (``by``; by default, for several
+  runs, ``variant`` when each run has its own, else ``run_id``); the
+  per-seat tables and plots (strategies, seats, colours, scores) use all of
+  them;
+- ``keys``: those of them that exist per game, which the headline, the
+  comparison and every per-game table use (``seat``, ``strategy`` and
+  ``opponent`` split only the per-seat tables, as in ``polsim analyze``);
 - ``tables``: every measure table (``analyze.measure_scope``) for those keys;
 - ``hists``: binned distributions for the plots, ``name -> rows`` of group
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
@@ -29,9 +34,13 @@ from pipelines.scope import Scope
 class ReportData:
     keys: list[str]
     tables: dict[str, list[dict]]
+    seat_keys: list[str] = field(default_factory=list)
     hists: dict[str, list[dict]] = field(default_factory=dict)
     runs: list[dict] = field(default_factory=list)
     game: str = ""
+
+    def __post_init__(self):
+        self.seat_keys = list(dict.fromkeys([*self.keys, *self.seat_keys]))
 
 
 def default_keys(manifests: list[dict], by) -> list[str]:
@@ -76,7 +85,8 @@ def _run_row(m: dict) -> dict:
 def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=()) -> ReportData:
     keys = default_keys(manifests, by)
     scope = Scope.of(con, keys, where)
-    data = ReportData(keys=keys, tables=measure_scope(scope), runs=[_run_row(m) for m in manifests])
+    data = ReportData(keys=scope.game_keys(), tables=measure_scope(scope), seat_keys=keys,
+                      runs=[_run_row(m) for m in manifests])
     for name, (expr, rows, group) in _hist_specs(scope).items():
         bins = 20 if name == "decided" else 40
         data.hists[name] = histogram(scope, expr, rows, group, bins)

@@ -166,3 +166,19 @@ def test_report_command_writes_the_page_and_refuses_a_non_run(polar_runs, tmp_pa
     bad = runner.invoke(app, ["report", str(tmp_path), "--out", str(tmp_path / "x.html")])
     assert bad.exit_code == 2 and "not a polsim run" in bad.output
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("key", ["strategy", "seat", "opponent"])
+def test_report_by_a_seat_column_groups_the_per_seat_tables_only(polar_runs, tmp_path, key):
+    out = tmp_path / f"by-{key}.html"
+    res = runner.invoke(app, ["report", polar_runs[0], "--by", key, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert f"per-seat tables grouped by {key}" in text
+    headline = text[text.index('id="headline"'):text.index("<h3>Strategies")]
+    assert headline.count("<tr>") == 2  # the header and one row of all games: a game has no seat to split by
+    con, manifests = open_runs([polar_runs[0]])
+    data = gather(con, manifests, by=[key])
+    assert data.keys == [] and data.seat_keys == [key]
+    assert all(key in r for r in data.tables["strategies"]) and "seat" in data.hists["scores"][0]
+    assert len(data.tables["seats"]) == (2 if key == "seat" else 4)  # seat 0 and 1, split by strategy or opponent
