@@ -157,8 +157,15 @@ def _report_run(result, quiet: bool) -> None:
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),
                       "seats (0 moves first)": _headline(tables["seats"], "seat"),
                       **readable_tables(ends)}, Format.table, out_console)
+    exit_if_games_failed(result)
+
+
+def exit_if_games_failed(result) -> None:
+    """After a run's output: exit 3, saying how many, when some of its games failed (status 'error')."""
     if result.games_failed:
-        err_console.print(f"[bold yellow]{result.games_failed} games failed[/] (status 'error'); see `polsim analyze` failures")
+        err_console.print(f"[bold yellow]{result.games_failed} of {result.games_done} games failed[/] "
+                          f"(status 'error'); see `polsim analyze {result.uri} --table failures`",
+                          highlight=False, soft_wrap=True)
         raise typer.Exit(3)
 
 
