@@ -185,6 +185,7 @@ def analyze(
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
     from pipelines import analyze as analysis
+    from pipelines.dataset import run_labels, shared_run_id_note
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
     from pipelines.replay import point_at_games
@@ -192,13 +193,16 @@ def analyze(
     try:
         con, manifests = open_for_analysis(runs)
         tables = analysis.measure(con, by=by, where=where, groups=measures or None)
-        tables = point_at_games(tables, {m["run_id"]: uri for m, uri in zip(manifests, runs)})
+        tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:
                 raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")
             tables = {table: tables[table]}
     except UsageError as exc:
         fail(str(exc))
+    note = shared_run_id_note(runs, manifests)
+    if note:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 

@@ -247,7 +247,7 @@ def comparison(data: ReportData) -> Section | None:
 
 
 def runs_section(data: ReportData) -> Section:
-    sec = Section("runs", "Runs")
+    sec = Section("runs", "Runs", html.escape(data.note[0].upper() + data.note[1:] + ".") if data.note else "")
     sec.parts.append(html_table(data.runs))
     return sec
 
@@ -278,7 +278,7 @@ def build_html(data: ReportData, title: str | None = None) -> str:
 def write_report(uris: list[str], out: str, by=(), where=(), title: str | None = None) -> str:
     check_output_file(out, "--out")
     con, manifests = open_for_analysis(uris)
-    page = build_html(gather(con, manifests, by, where), title)
+    page = build_html(gather(con, manifests, by, where, uris), title)
     target = locate(out)
     write_bytes_atomic(target, page.encode("utf-8"))
     return target.uri if not target.is_local else os.path.abspath(target.path)

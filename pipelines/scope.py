@@ -13,8 +13,8 @@ and is handed to every measure:
   cleanly when its columns are absent.
 
 Turn-level measures read ``turns`` joined to the filtered games
-(``filtered_games_sql``, on ``join``: ``run_no, game_index`` over the fast
-local views of ``fastscan``, else ``run_id, game_index``), so filters and
+(``filtered_games_sql``, on ``join``: ``run_no, game_index`` over the views
+of ``dataset.open_runs``, else ``run_id, game_index``), so filters and
 groups on game columns reach them too. ``execute`` passes the parameters
 once per copy of the filter in a query; ``materialize`` computes a shared
 intermediate (e.g. the decided games) once per scope into a temporary table.
@@ -113,7 +113,7 @@ class Scope:
 
     @property
     def join(self) -> str:
-        """Columns that tie a turn to its game: ``run_no`` (fast local views) or ``run_id``, and ``game_index``."""
+        """Columns that tie a turn to its game: ``run_no`` (``dataset`` views) or ``run_id``, and ``game_index``."""
         run = "run_no" if "run_no" in self.games and "run_no" in self.turns else "run_id"
         return f"{run}, game_index"
 

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.analyze import measure, summarize
 from pipelines.cli import app
-from pipelines.dataset import open_runs
+from pipelines.dataset import open_runs, run_labels
 from pipelines.display import readable
 from pipelines.fastscan import open_for_analysis
 from pipelines.runner import run_experiment
@@ -144,6 +144,34 @@ def test_by_a_seat_column_splits_seat_tables_only(tmp_path):
     tables = tables_of(balance_run(tmp_path), by=["seat"])
     assert {r["seat"] for r in tables["strategies"]} == {0, 1}
     assert len(tables["balance"]) == 1 and "seat" not in tables["balance"][0]
+
+
+def test_runs_sharing_a_run_id_are_kept_apart_and_replayed_from_their_own_folders(tmp_path):
+    base = write_run(tmp_path / "base", [game_row(i, 0) for i in range(4)], run_id="same")
+    cand = write_run(tmp_path / "cand", [game_row(i, 1, end="late") for i in range(6)], run_id="same")
+    res = runner.invoke(app, ["analyze", base, cand, "--by", "run_id", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    tables = json.loads(res.stdout)
+    assert [(r["run_id"], r["games"]) for r in tables["balance"]] == [("base/same", 4), ("cand/same", 6)]
+    assert [r["replay"] for r in tables["end_reasons"]] == [f"polsim replay {base} --game 0",
+                                                           f"polsim replay {cand} --game 0"]
+    assert "share the run_id same" in res.stderr
+    con, _ = open_runs([base, cand])  # the pyarrow views (runs on object storage) keep them apart too
+    assert [(r["run_id"], r["games"]) for r in measure(con, by=["run_id"])["balance"]] == [("base/same", 4),
+                                                                                           ("cand/same", 6)]
+
+
+def test_runs_sharing_a_run_id_are_labelled_by_the_shortest_folder_ending_that_tells_them_apart():
+    m = [{"run_id": "x"}, {"run_id": "x"}, {"run_id": "y"}, {"run_id": "x"}]
+    assert run_labels(["a/b/x", "a/c/x/", "s3://k/y", "s3://k/b/x"], m) == ["a/b/x", "a/c/x", "y", "k/b/x"]
+    assert run_labels(["r/x", "r/y"], [{"run_id": "x"}, {"run_id": "y"}]) == ["x", "y"]
+
+
+def test_turns_of_runs_sharing_a_run_id_join_only_their_own_games(tmp_path):
+    runs = [write_run(tmp_path / folder, *polarity_rows()) for folder in ("a", "b")]  # both run_id "hand"
+    con, _ = open_runs(runs)
+    captures = measure(con)["captures"][0]
+    assert captures["n"] == 2 * 2 and captures["mean"] == pytest.approx(2.0)  # each run's two captures, once
 
 
 def test_unknown_by_column_is_a_usage_error(tmp_path):

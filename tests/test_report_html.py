@@ -182,3 +182,15 @@ def test_report_by_a_seat_column_groups_the_per_seat_tables_only(polar_runs, tmp
     assert data.keys == [] and data.seat_keys == [key]
     assert all(key in r for r in data.tables["strategies"]) and "seat" in data.hists["scores"][0]
     assert len(data.tables["seats"]) == (2 if key == "seat" else 4)  # seat 0 and 1, split by strategy or opponent
+
+
+def test_the_same_spec_run_into_two_folders_is_compared_not_pooled(tmp_path):
+    base, cand = polar(tmp_path / "base", games=30), polar(tmp_path / "cand", games=30)  # one run_id: the spec's hash
+    out = tmp_path / "same.html"
+    res = runner.invoke(app, ["report", base, cand, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert 'id="comparison"' in text and "grouped by run_id" in text
+    headline = text[text.index('id="headline"'):text.index("<h3>Strategies")]
+    assert headline.count("<tr>") == 3 and ">base/polar-polar-9-" in headline and ">cand/polar-polar-9-" in headline
+    assert "share the run_id" in text
