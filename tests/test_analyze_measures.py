@@ -26,6 +26,7 @@ from pipelines.cli import app
 from pipelines.dataset import open_runs, run_labels
 from pipelines.display import readable
 from pipelines.fastscan import open_for_analysis
+from pipelines.measures_polar import NO_CHOICE
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment
 from rules.base import UsageError
@@ -307,6 +308,24 @@ def test_polar_swap_picks_partition_each_matchup(polar_run):
     for rows in pairs.values():
         assert sum(r["pick_rate"] for r in rows) == pytest.approx(1.0)
         assert sum(r["games"] for r in rows) == rows[0]["pair_games"] == 40
+
+
+def test_swap_table_shows_the_colour_picked_beside_how_often_it_is_picked(polar_run):
+    shown = readable(tables_of(polar_run)["swap"])
+    assert {r["pick"] for r in shown} == {"black", "white"}
+    assert all(re.fullmatch(r"\d+\.\d % \[\d+\.\d, \d+\.\d\]", r["pick_rate"]) for r in shown)
+    out = runner.invoke(app, ["analyze", polar_run, "--table", "swap"], terminal_width=250)
+    assert out.exit_code == 0 and "black" in out.output and "white" in out.output
+
+
+def test_swap_table_says_no_colour_was_chosen_when_the_swap_rule_is_off(tmp_path):
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(overrides={"swap": False},
+                                                                 matchup=("greedy", "random")),),
+                     games=20, seed=3, shard_size=20)
+    swap = tables_of(run_experiment(exp, str(tmp_path), workers=0).uri)["swap"]
+    assert [(r["proposer"], r["pick"], r["games"]) for r in swap] == [("greedy", NO_CHOICE, 10),
+                                                                      ("random", NO_CHOICE, 10)]
+    assert all(r["pick_rate"] is None and r["chooser_win_rate"] is None for r in swap)
 
 
 def test_polar_decisiveness_comes_from_the_running_scores(polar_run):

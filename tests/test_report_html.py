@@ -153,6 +153,14 @@ def test_report_is_one_file_with_no_external_resource(polar_runs, tmp_path):
     assert all(re.search(rf'data-plot="{f}">.*?<figcaption><b>', text, re.S) for f in figures)
 
 
+def test_swap_table_in_the_report_names_each_colour_picked(polar_runs):
+    con, manifests = open_runs([polar_runs[0]])
+    text = build_html(gather(con, manifests))
+    swap = text[text.index("<h3>Swap:"):].split("</table>")[0]
+    assert "<td class=\"text\">black</td>" in swap and "<td class=\"text\">white</td>" in swap
+    assert "pick rate</th>" in swap
+
+
 def test_same_runs_give_the_same_page(polar_runs):
     con, manifests = open_runs([polar_runs[0]])
     assert build_html(gather(con, manifests)) == build_html(gather(con, manifests))
