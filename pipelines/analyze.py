@@ -37,7 +37,8 @@ from pipelines import balance_measures as bm
 from pipelines import decisiveness as dec
 from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
-from pipelines.scope import Scope, parse_where  # noqa: F401  (parse_where: public here too)
+from pipelines.scope import Scope
+from pipelines.where import parse_where  # noqa: F401  (public here too)
 from rules.base import UsageError
 
 Measure = Callable[[Scope], list[dict]]

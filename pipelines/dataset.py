@@ -170,4 +170,9 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
 
 
 def columns(con: duckdb.DuckDBPyConnection, view: str = "games") -> list[str]:
-    return [row[0] for row in con.execute(f"DESCRIBE {view}").fetchall()]
+    return list(column_types(con, view))
+
+
+def column_types(con: duckdb.DuckDBPyConnection, view: str = "games") -> dict[str, str]:
+    """Each column of ``view`` and its duckdb type (``BOOLEAN``, ``DOUBLE``, ``VARCHAR``…), in order."""
+    return {row[0]: row[1] for row in con.execute(f"DESCRIBE {view}").fetchall()}

@@ -141,6 +141,23 @@ def test_where_values_are_parameters_and_by_splits_every_table(tmp_path):
         tables_of(run, where=["variant=v1' OR '1'='1"])
 
 
+def test_where_matches_booleans_and_numbers_as_they_are_shown(tmp_path):
+    games = [game_row(i, i % 2, s0=float(100 + i % 3), rule_swap=i < 4) for i in range(10)]
+    run = write_run(tmp_path, games)
+
+    def count(*where):
+        return tables_of(run, where=list(where))["balance"][0]["games"]
+
+    assert count("rule_swap=False") == count("rule_swap=false") == count("rule_swap!=TRUE") == 6
+    assert count("rule_swap=True") == 4
+    assert count("score_0=101") == count("score_0=101.0") == 3  # stored as 101.0
+    assert count("n_turns=4.0") == 10 and count("score_0!=100", "rule_swap=true") == 2
+    with pytest.raises(UsageError, match="rule_swap is true or false"):
+        count("rule_swap=no")
+    with pytest.raises(UsageError, match="score_0 is a number"):
+        count("score_0=101' OR '1'='1")
+
+
 def test_by_a_seat_column_splits_seat_tables_only(tmp_path):
     tables = tables_of(balance_run(tmp_path), by=["seat"])
     assert {r["seat"] for r in tables["strategies"]} == {0, 1}
