@@ -86,6 +86,17 @@ def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None) -> dic
     return measure_scope(Scope.of(con, by, where), groups)
 
 
+def left_out_note(tables: dict[str, list[dict]]) -> str | None:
+    """Says how many games the per-strategy and per-seat tables leave out (failed, or no result), if any."""
+    balance = tables.get("balance", [])
+    games = sum(r["games"] for r in balance)
+    left_out = games - sum(r["finished"] for r in balance)
+    if not left_out:
+        return None
+    return (f"{left_out} of {games} games failed or have no result and are left out of the per-strategy and "
+            f"per-seat tables (their seats are no longer split evenly); see --table failures")
+
+
 def summarize(con: duckdb.DuckDBPyConnection, by=(), where=()) -> dict[str, list[dict]]:
     """Outcomes, length, end reasons and failures (what ``polsim simulate`` prints)."""
     return measure(con, by, where, SUMMARY_GROUPS)

@@ -193,6 +193,7 @@ def analyze(
     try:
         con, manifests = open_for_analysis(runs)
         tables = analysis.measure(con, by=by, where=where, groups=measures or None)
+        notes = [shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:
@@ -200,9 +201,9 @@ def analyze(
             tables = {table: tables[table]}
     except UsageError as exc:
         fail(str(exc))
-    note = shared_run_id_note(runs, manifests)
-    if note:
-        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+    for note in notes:
+        if note:
+            err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 

@@ -97,6 +97,15 @@ def test_completion_draws_and_safety_limit_are_shares_with_intervals(tmp_path):
         assert 0 <= b[f"{stem}_lo"] < b[f"{stem}_rate"] < b[f"{stem}_hi"] <= 1
 
 
+def test_analyze_notes_how_many_failed_games_the_outcome_tables_leave_out(tmp_path):
+    res = runner.invoke(app, ["analyze", balance_run(tmp_path / "failed"), "--table", "seats", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert [r["games"] for r in json.loads(res.stdout)["seats"]] == [9, 9]
+    assert "note: 1 of 10 games failed or have no result and are left out" in res.stderr
+    clean = write_run(tmp_path / "clean", [game_row(i, i % 2) for i in range(4)])
+    assert "left out" not in runner.invoke(app, ["analyze", clean]).stderr
+
+
 def test_length_reports_mean_interval_spread_and_quantiles(tmp_path):
     games = [game_row(i, 0, n_turns=n) for i, n in enumerate([10, 20, 30, 40])]
     row = tables_of(write_run(tmp_path, games))["length"][0]
