@@ -37,7 +37,8 @@ from pipelines import balance_measures as bm
 from pipelines import decisiveness as dec
 from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
-from pipelines.scope import Scope, parse_where  # noqa: F401  (parse_where: public here too)
+from pipelines.scope import Scope
+from pipelines.where import parse_where  # noqa: F401  (public here too)
 from rules.base import UsageError
 
 Measure = Callable[[Scope], list[dict]]
@@ -83,6 +84,17 @@ def measure_scope(scope: Scope, groups=None) -> dict[str, list[dict]]:
 def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None) -> dict[str, list[dict]]:
     """Every measure of the chosen groups (default: all) over the runs in ``con``."""
     return measure_scope(Scope.of(con, by, where), groups)
+
+
+def left_out_note(tables: dict[str, list[dict]]) -> str | None:
+    """Says how many games the per-strategy and per-seat tables leave out (failed, or no result), if any."""
+    balance = tables.get("balance", [])
+    games = sum(r["games"] for r in balance)
+    left_out = games - sum(r["finished"] for r in balance)
+    if not left_out:
+        return None
+    return (f"{left_out} of {games} games failed or have no result and are left out of the per-strategy and "
+            f"per-seat tables (their seats are no longer split evenly); see --table failures")
 
 
 def summarize(con: duckdb.DuckDBPyConnection, by=(), where=()) -> dict[str, list[dict]]:

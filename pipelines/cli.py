@@ -157,8 +157,15 @@ def _report_run(result, quiet: bool) -> None:
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),
                       "seats (0 moves first)": _headline(tables["seats"], "seat"),
                       **readable_tables(ends)}, Format.table, out_console)
+    exit_if_games_failed(result)
+
+
+def exit_if_games_failed(result) -> None:
+    """After a run's output: exit 3, saying how many, when some of its games failed (status 'error')."""
     if result.games_failed:
-        err_console.print(f"[bold yellow]{result.games_failed} games failed[/] (status 'error'); see `polsim analyze` failures")
+        err_console.print(f"[bold yellow]{result.games_failed} of {result.games_done} games failed[/] "
+                          f"(status 'error'); see `polsim analyze {result.uri} --table failures`",
+                          highlight=False, soft_wrap=True)
         raise typer.Exit(3)
 
 
@@ -178,6 +185,7 @@ def analyze(
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
     from pipelines import analyze as analysis
+    from pipelines.dataset import run_labels, shared_run_id_note
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
     from pipelines.replay import point_at_games
@@ -185,13 +193,17 @@ def analyze(
     try:
         con, manifests = open_for_analysis(runs)
         tables = analysis.measure(con, by=by, where=where, groups=measures or None)
-        tables = point_at_games(tables, {m["run_id"]: uri for m, uri in zip(manifests, runs)})
+        notes = [shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
+        tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:
                 raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")
             tables = {table: tables[table]}
     except UsageError as exc:
         fail(str(exc))
+    for note in notes:
+        if note:
+            err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
     print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 

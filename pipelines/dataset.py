@@ -9,6 +9,14 @@ registered in an in-memory duckdb connection as:
 - ``seats``: ``games`` seen from each seat — two rows per game with
   ``seat``, ``strategy``, ``opponent``, ``score``, ``opp_score``, ``margin``
   and ``result`` ('win' / 'draw' / 'loss', null for a failed game).
+
+Each run's rows carry ``run_no``, the run's position among the runs given,
+which ties a turn to its game. Their ``run_id`` is the run's label
+(``run_labels``): its run_id, unless another run given shares it (the same
+spec simulated into two ``--out`` folders, as for a regression check), in
+which case each is labelled by the end of its folder or URI as given that
+tells them apart, so no table pools them and every replay command points
+at the right folder.
 """
 
 from __future__ import annotations
@@ -75,15 +83,65 @@ def _discover(folder: Location) -> pads.Dataset:
         raise UsageError(f"cannot list the shards in {folder.uri}: {' '.join(str(exc).split())}") from None
 
 
-def _dataset(runs: list[Location], table: str) -> pads.Dataset | None:
+def _datasets(runs: list[Location], table: str) -> list[tuple[int, pads.Dataset]]:
+    """Each run's ``table`` shards as a dataset, with the run's position; runs without that folder left out."""
     parts = []
-    for run in runs:
+    for no, run in enumerate(runs):
         folder = run.child(table)
         if exists(folder):
-            parts.append(_unified(_discover(folder), folder))
-    if not parts:
+            parts.append((no, _unified(_discover(folder), folder)))
+    return parts
+
+
+def run_labels(uris: list[str], manifests: list[dict]) -> list[str]:
+    """Each run's ``run_id`` for analysis: its own, or, when another of ``uris``
+    has the same run_id (the default run_id is a hash of the spec, so the same
+    spec run into two folders shares it), the end of its folder or URI as
+    given that tells it apart (``base/polar-polar-9-68cdf9c859``)."""
+    labels = [m.get("run_id") for m in manifests]
+    for rid in {rid for rid in labels if labels.count(rid) > 1}:
+        group = [i for i, label in enumerate(labels) if label == rid]
+        others = {label for i, label in enumerate(labels) if label != rid}
+        for i, tail in zip(group, _distinct_tails([uris[i] for i in group], others)):
+            labels[i] = tail
+    return labels
+
+
+def _distinct_tails(uris: list[str], taken: set) -> list[str]:
+    """The fewest trailing path parts that tell ``uris`` apart and name no ``taken`` run (else the whole URIs)."""
+    parts = [u.rstrip("/").split("/") for u in uris]
+    for k in range(1, max(map(len, parts)) + 1):
+        tails = ["/".join(p[-k:]) for p in parts]
+        if len(set(tails)) == len(tails) and not taken & set(tails):
+            return tails
+    return [u.rstrip("/") for u in uris]
+
+
+def shared_run_id_note(uris: list[str], manifests: list[dict]) -> str | None:
+    """What ``run_labels`` changed, for a note; None when every run_id is its own."""
+    moved = [(label, m.get("run_id")) for label, m in zip(run_labels(uris, manifests), manifests)
+             if label != m.get("run_id")]
+    if not moved:
         return None
-    return parts[0] if len(parts) == 1 else pads.dataset(parts)
+    shared = ", ".join(sorted({str(rid) for _, rid in moved}))
+    return (f"runs given share the run_id {shared}; they are kept apart, their run_id column showing their "
+            f"folders: {', '.join(label for label, _ in moved)}")
+
+
+def union_view(con: duckdb.DuckDBPyConnection, table: str, parts: list[tuple[int, duckdb.DuckDBPyRelation]],
+               labels: list[str]) -> None:
+    """View ``table`` over each run's relation ``(run_no, rows)``, with ``run_no``
+    added and ``run_id`` set to the run's label. Labels and paths reach duckdb
+    as values, never as SQL text."""
+    names = []
+    for no, rel in parts:
+        cols = [duckdb.ConstantExpression(labels[no]).alias("run_id") if c == "run_id" else duckdb.ColumnExpression(c)
+                for c in rel.columns]
+        name = f"{table}_run_{no}"
+        rel.select(*cols, duckdb.ConstantExpression(no).cast(duckdb.sqltypes.SMALLINT).alias("run_no")).create_view(
+            name, replace=True)
+        names.append(name)
+    con.execute(f"CREATE OR REPLACE VIEW {table} AS " + " UNION ALL BY NAME ".join(f"SELECT * FROM {n}" for n in names))
 
 
 def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
@@ -97,19 +155,24 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
             raise UsageError(f"run {uri} is given twice: its games would count twice; give each run once")
         seen.add(run.uri.rstrip("/"))
     manifests = [mf.load(run) for run in runs]
-    games = _dataset(runs, "games")
-    if games is None:
+    games = _datasets(runs, "games")
+    if not games:
         raise UsageError(f"{uris[0]} has no finished games yet; run or --resume it first")
     con = duckdb.connect()
-    con.register("games_ds", games)
-    con.execute("CREATE VIEW games AS SELECT * FROM games_ds")
-    turns = _dataset(runs, "turns")
-    if turns is not None:
-        con.register("turns_ds", turns)
-        con.execute("CREATE VIEW turns AS SELECT * FROM turns_ds")
+    labels = run_labels(uris, manifests)
+    for table, parts in (("games", games), ("turns", _datasets(runs, "turns"))):
+        if parts:
+            for no, ds in parts:
+                con.register(f"{table}_ds_{no}", ds)
+            union_view(con, table, [(no, con.view(f"{table}_ds_{no}")) for no, _ in parts], labels)
     con.execute(SEATS_SQL)
     return con, manifests
 
 
 def columns(con: duckdb.DuckDBPyConnection, view: str = "games") -> list[str]:
-    return [row[0] for row in con.execute(f"DESCRIBE {view}").fetchall()]
+    return list(column_types(con, view))
+
+
+def column_types(con: duckdb.DuckDBPyConnection, view: str = "games") -> dict[str, str]:
+    """Each column of ``view`` and its duckdb type (``BOOLEAN``, ``DOUBLE``, ``VARCHAR``…), in order."""
+    return {row[0]: row[1] for row in con.execute(f"DESCRIBE {view}").fetchall()}

@@ -3,8 +3,11 @@
 ``readable(rows)`` merges every ``X_rate``/``X_lo``/``X_hi`` triple into a
 column ``X`` shown as ``"62.1 % [60.0, 64.2]"`` (rates, in per cent) and
 every ``X``/``X_lo``/``X_hi`` triple into ``"68.6 [68.3, 68.8]"`` (other
-estimates: means, balance, margins). Other cells are left as they are, so
-JSON and CSV keep the raw numbers and only tables and the report use this.
+estimates: means, balance, margins). When the row has a column ``X`` of its
+own beside ``X_rate`` (the swap table's ``pick``, a colour, and
+``pick_rate``, how often it is picked), both are kept: the merged cell is
+then named ``X_rate``. Other cells are left as they are, so JSON and CSV
+keep the raw numbers and only tables and the report use this.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def readable_row(row: dict) -> dict:
         stem = next((s for s, t in triples.items() if t[0] == key), None)
         if stem is not None:
             est, lo, hi, percent = triples[stem]
-            out[stem] = interval_text(row[est], row[lo], row[hi], percent)
+            out[stem if est == stem or stem not in row else est] = interval_text(row[est], row[lo], row[hi], percent)
         elif key not in parts:
             out[key] = value
     return out

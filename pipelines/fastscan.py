@@ -8,10 +8,10 @@ shard files. That reader scans in parallel and reads only the columns a
 query names (~5-10x faster on turn-level measures over millions of rows).
 Runs on object storage keep the ``pyarrow`` views.
 
-Both fast views get ``run_no`` (the run's position in ``uris``, a small
-integer): turn-level measures join ``turns`` to ``games`` on
-``(run_no, game_index)`` instead of the ``run_id`` string. File paths go to
-duckdb through its Python API, never into SQL text.
+Both fast views are built like the ``pyarrow`` ones (``dataset.union_view``):
+``run_no`` (the run's position in ``uris``, a small integer) on which
+turn-level measures join ``turns`` to ``games``, and ``run_id`` the run's
+label. File paths go to duckdb through its Python API, never into SQL text.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 
 import duckdb
 
-from pipelines.dataset import open_runs
+from pipelines.dataset import open_runs, run_labels, union_view
 from pipelines.storage import locate
 
 
@@ -29,17 +29,11 @@ def _shards(run_path: str, table: str) -> list[str]:
     return sorted(glob.glob(os.path.join(glob.escape(run_path), table, "shard-*.parquet")))
 
 
-def _repoint(con: duckdb.DuckDBPyConnection, table: str, runs: list[str]) -> None:
-    parts = []
-    for no, path in enumerate(runs):
-        files = _shards(path, table)
-        if not files:
-            continue
-        name = f"{table}_native_{no}"
-        con.read_parquet(files, union_by_name=True).create_view(name)
-        parts.append(f"SELECT *, CAST({no} AS SMALLINT) AS run_no FROM {name}")
+def _repoint(con: duckdb.DuckDBPyConnection, table: str, runs: list[str], labels: list[str]) -> None:
+    parts = [(no, con.read_parquet(files, union_by_name=True))
+             for no, path in enumerate(runs) if (files := _shards(path, table))]
     if parts:
-        con.execute(f"CREATE OR REPLACE VIEW {table} AS " + " UNION ALL BY NAME ".join(parts))
+        union_view(con, table, parts, labels)
 
 
 def open_for_analysis(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
@@ -47,5 +41,5 @@ def open_for_analysis(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[
     runs = [locate(u) for u in uris]
     if all(r.is_local for r in runs):
         for table in ("games", "turns"):
-            _repoint(con, table, [r.path for r in runs])
+            _repoint(con, table, [r.path for r in runs], run_labels(uris, manifests))
     return con, manifests

@@ -10,7 +10,9 @@ when the runs lack its columns.
 - ``swap``: the swap rule (P2). Seat 0 proposes the opening, seat 1 chooses
   a colour (``chooser_colour``). Per proposer × chooser strategy and pick:
   how often the chooser takes that colour, and how often the chooser then
-  wins — with Wilson intervals.
+  wins — with Wilson intervals. Games played with the swap rule off
+  (``rule_swap`` false: seat 1 plays white, no choice made) are one row per
+  pair with the pick ``NO_CHOICE`` and no rates.
 - ``colours``: win/draw/loss per colour played (black / white), from the
   seats view with ``colour_0`` (seat 1 has the other colour).
 """
@@ -21,10 +23,13 @@ from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope
 
+NO_CHOICE = "none: swap off"
+
 SWAP_SQL = """
-SELECT *, sum(games) OVER (PARTITION BY {keys} proposer, chooser) AS pair_games
+SELECT * EXCLUDE (chose), sum(games) OVER (PARTITION BY {keys} proposer, chooser, chose) AS pair_games
 FROM (
-  SELECT {keys} strategy_0 AS proposer, strategy_1 AS chooser, chooser_colour AS pick,
+  SELECT {keys} strategy_0 AS proposer, strategy_1 AS chooser, {chose} AS chose,
+         CASE WHEN {chose} THEN chooser_colour ELSE '{no_choice}' END AS pick,
          count(*) AS games,
          count(*) FILTER (WHERE winner = 1) AS chooser_wins,
          count(*) FILTER (WHERE winner = -1) AS draws
@@ -66,11 +71,12 @@ def passes(scope: Scope) -> list[dict]:
 def swap(scope: Scope) -> list[dict]:
     if not scope.has("chooser_colour", "strategy_0", "strategy_1", "winner"):
         return []
-    keys = scope.keys_sql()
-    rows = scope.rows(SWAP_SQL.format(keys=keys, where=scope.where_sql))
+    chose = "coalesce(rule_swap, true)" if scope.has("rule_swap") else "true"
+    rows = scope.rows(SWAP_SQL.format(keys=scope.keys_sql(), where=scope.where_sql, chose=chose, no_choice=NO_CHOICE))
     for row in rows:
-        put(row, "pick", share(row["games"], row["pair_games"]))
-        put(row, "chooser_win", share(row["chooser_wins"], row["games"]))
+        chose = row["pick"] != NO_CHOICE
+        put(row, "pick", share(row["games"], row["pair_games"]) if chose else None)
+        put(row, "chooser_win", share(row["chooser_wins"], row["games"]) if chose else None)
     return rows
 
 

@@ -1,4 +1,9 @@
-"""Print named tables of dict rows as rich tables, JSON or CSV."""
+"""Print named tables of dict rows as rich tables, JSON or CSV.
+
+JSON is strict (RFC 8259): a number that is not finite (an Elo difference
+of a 0 % or 100 % score is -inf / +inf, an undefined ratio NaN) is written
+as ``null``, never as ``Infinity`` or ``NaN``, which JSON parsers reject.
+"""
 
 from __future__ import annotations
 
@@ -46,10 +51,21 @@ def _merge_intervals(row: dict) -> dict:
     return out
 
 
+def finite(value):
+    """``value`` with every float that is not finite (inf, -inf, NaN), however deep, as None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
 def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | None = None) -> None:
     console = console or Console()
     if fmt is Format.json:
-        console.print_json(json.dumps(tables, default=str))
+        console.print_json(json.dumps(finite(tables), default=str, allow_nan=False), allow_nan=False)
         return
     if fmt is Format.csv:
         buf = io.StringIO()

@@ -11,7 +11,8 @@
    worker adds;
 4. compare every column of the stored row but ``run_id`` with the replayed
    row, and every stored turns row column by column (exact equality: the
-   games are deterministic, so any difference is a reproducibility failure).
+   games are deterministic, so any difference is a reproducibility failure;
+   a column only one side has, e.g. one dropped from a shard, is one too).
 
 ``frames(rep)`` asks the game for the position after each turn: the game's
 ``GameDef.trace(spec) -> list[dict]``; the frame formats are described in
@@ -115,9 +116,17 @@ def same(a: Any, b: Any) -> bool:
     return a == b
 
 
+ABSENT = "<absent>"
+
+
 def row_differences(stored: dict, replayed: dict, prefix: str = "") -> list[Difference]:
-    return [Difference(prefix + k, v, replayed.get(k, "<absent>"))
-            for k, v in stored.items() if k not in NOT_COMPARED and not same(v, replayed.get(k, "<absent>"))]
+    """Every column whose values differ, a column only one side has included (its other side ``ABSENT``)."""
+    out = []
+    for k in dict.fromkeys([*stored, *replayed]):
+        a, b = stored.get(k, ABSENT), replayed.get(k, ABSENT)
+        if k not in NOT_COMPARED and (k not in stored or k not in replayed or not same(a, b)):
+            out.append(Difference(prefix + k, a, b))
+    return out
 
 
 def turns_differences(stored: list[dict], replayed: list[dict]) -> list[Difference]:

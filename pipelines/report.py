@@ -70,7 +70,8 @@ def html_table(rows: list[dict]) -> str:
 
 
 def label(row: dict, keys: list[str], default: str = "all games") -> str:
-    return " · ".join(f"seat {row.get(k)}" if k == "seat" else str(row.get(k)) for k in keys) or default
+    """The row's group as plot text; a key named twice (``strategy`` by ``--by strategy``) is shown once."""
+    return " · ".join(f"seat {row.get(k)}" if k == "seat" else str(row.get(k)) for k in dict.fromkeys(keys)) or default
 
 
 def _interval_plot(rows: list[dict], keys: list[str], stem: str, xlabel: str, ref, percent=True) -> str | None:
@@ -118,7 +119,7 @@ def headline(data: ReportData) -> Section:
 
 def outcome(data: ReportData) -> Section:
     sec = Section("outcome", "Outcomes: strategies and seats")
-    t, keys = data.tables, data.keys
+    t, keys = data.tables, data.seat_keys
     if t.get("strategies"):
         sec.plot("win-strategy", _interval_plot(t["strategies"], ["strategy", *keys], "win", "win rate", 0.5),
                  "<b>Win rate per strategy</b> with 95 % intervals. A strategy whose bar lies wholly right of the "
@@ -141,7 +142,7 @@ def scores(data: ReportData) -> Section:
     sec = Section("scores", "Scores and margins")
     h = data.hists
     if h.get("scores"):
-        sec.plot("scores", plots.histograms(_series(h["scores"], ["seat", *data.keys]), "final score"),
+        sec.plot("scores", plots.histograms(_series(h["scores"], ["seat", *data.seat_keys]), "final score"),
                  "<b>Final score per seat.</b> Shifted curves mean one seat scores more; a long right tail "
                  "means occasional runaway games.")
     if h.get("margin"):
@@ -186,7 +187,7 @@ def polarity(data: ReportData) -> Section | None:
                  "snaps to the hand, d a foundation or tower moves, e a disc leaves the circle). The largest "
                  "kinds are the ones a physics or rule change moves most.")
     if t.get("red_colour"):
-        sec.plot("red-colour", _interval_plot(t["red_colour"], ["red_orientation", "colour", *keys], "win",
+        sec.plot("red-colour", _interval_plot(t["red_colour"], ["red_orientation", "colour", *data.seat_keys], "win",
                                               "win rate", 0.5),
                  "<b>Win rate by red orientation and colour.</b> If one colour wins more under one orientation, "
                  "the red disc's set-up favours that colour.")
@@ -209,7 +210,7 @@ def polar(data: ReportData) -> Section | None:
         return None
     sec = Section("polar", "Polar: colours, swap rule and passes")
     if t.get("colours"):
-        sec.plot("colours", _interval_plot(t["colours"], ["colour", *keys], "win", "win rate", 0.5),
+        sec.plot("colours", _interval_plot(t["colours"], ["colour", *data.seat_keys], "win", "win rate", 0.5),
                  "<b>Win rate per colour.</b> With the swap rule a fair opening leaves both colours near 50 %.")
     if t.get("swap"):
         sec.plot("swap", _interval_plot(t["swap"], ["proposer", "chooser", "pick", *keys], "chooser_win",
@@ -246,9 +247,19 @@ def comparison(data: ReportData) -> Section | None:
 
 
 def runs_section(data: ReportData) -> Section:
-    sec = Section("runs", "Runs")
+    sec = Section("runs", "Runs", html.escape(data.note[0].upper() + data.note[1:] + ".") if data.note else "")
     sec.parts.append(html_table(data.runs))
     return sec
+
+
+def grouping(data: ReportData) -> str:
+    """How the page is grouped, for its subtitle; seat-level keys group only the per-seat tables."""
+    seat_only = [k for k in data.seat_keys if k not in data.keys]
+    text = f", grouped by {', '.join(data.keys)}" if data.keys else ""
+    if seat_only:
+        text += (" (per-seat tables also by " if data.keys else ", per-seat tables grouped by ") + ", ".join(seat_only)
+        text += ")" if data.keys else ""
+    return text
 
 
 def build_html(data: ReportData, title: str | None = None) -> str:
@@ -257,7 +268,7 @@ def build_html(data: ReportData, title: str | None = None) -> str:
     nav = "".join(f'<a href="#{s.id}">{html.escape(s.title.split(":")[0])}</a>' for s in sections)
     games = sum(b["games"] for b in data.tables.get("balance", []))
     title = title or f"polsim balance report — {data.game}"
-    subtitle = f"{len(data.runs)} run(s), {games:,} games" + (f", grouped by {', '.join(data.keys)}" if data.keys else "")
+    subtitle = f"{len(data.runs)} run(s), {games:,} games" + grouping(data)
     page = Template(files("pipelines").joinpath("templates/report.html").read_text(encoding="utf-8"))
     selfcheck = files("pipelines").joinpath("templates/selfcheck.js").read_text(encoding="utf-8")
     return page.substitute(title=html.escape(title), subtitle=html.escape(subtitle), nav=nav, selfcheck=selfcheck,
@@ -267,7 +278,7 @@ def build_html(data: ReportData, title: str | None = None) -> str:
 def write_report(uris: list[str], out: str, by=(), where=(), title: str | None = None) -> str:
     check_output_file(out, "--out")
     con, manifests = open_for_analysis(uris)
-    page = build_html(gather(con, manifests, by, where), title)
+    page = build_html(gather(con, manifests, by, where, uris), title)
     target = locate(out)
     write_bytes_atomic(target, page.encode("utf-8"))
     return target.uri if not target.is_local else os.path.abspath(target.path)

@@ -2,15 +2,22 @@
 
 ``gather(con, manifests, by, where)`` returns a ``ReportData``:
 
-- ``keys``: the grouping the page compares (``by``; by default, for
-  several runs, ``variant`` when each run has its own, else ``run_id``);
+- ``seat_keys``: the grouping asked for (``by``; by default, for several
+  runs, ``variant`` when each run has its own, else ``run_id``); the
+  per-seat tables and plots (strategies, seats, colours, scores) use all of
+  them;
+- ``keys``: those of them that exist per game, which the headline, the
+  comparison and every per-game table use (``seat``, ``strategy`` and
+  ``opponent`` split only the per-seat tables, as in ``polsim analyze``);
 - ``tables``: every measure table (``analyze.measure_scope``) for those keys;
 - ``hists``: binned distributions for the plots, ``name -> rows`` of group
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
   (turns per game), ``scores`` (final score per seat), ``margin`` (seat 0's
   score minus seat 1's), ``decided`` (decided fraction), and when recorded
   ``passes`` and ``captures``;
-- ``runs``: one row per run from its manifest.
+- ``runs``: one row per run from its manifest, ``run_id`` as the tables
+  show it (``dataset.run_labels``: runs given together that share a run_id
+  are told apart by folder; ``note`` then says so).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import duckdb
 
 from pipelines import decisiveness as dec
 from pipelines.analyze import measure_scope
+from pipelines.dataset import run_labels, shared_run_id_note
 from pipelines.distribution import histogram
 from pipelines.scope import Scope
 
@@ -32,6 +40,11 @@ class ReportData:
     hists: dict[str, list[dict]] = field(default_factory=dict)
     runs: list[dict] = field(default_factory=list)
     game: str = ""
+    note: str | None = None
+    seat_keys: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.seat_keys = list(dict.fromkeys([*self.keys, *self.seat_keys]))
 
 
 def default_keys(manifests: list[dict], by) -> list[str]:
@@ -62,21 +75,26 @@ def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
     return specs
 
 
-def _run_row(m: dict) -> dict:
+def _run_row(m: dict, label: str) -> dict:
     spec = m.get("spec", {})
     cells = spec.get("cells", [])
     return {
-        "run_id": m.get("run_id"), "game": spec.get("game"), "variant": spec.get("variant"),
+        "run_id": label, "game": spec.get("game"), "variant": spec.get("variant"),
         "matchups": "; ".join(" vs ".join(c.get("matchup", [])) for c in cells),
         "games": m.get("games_done"), "failed": m.get("games_failed"), "status": m.get("status"),
         "seed": spec.get("seed"), "package": m.get("package_version"), "physics": m.get("physics_version"),
     }
 
 
-def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=()) -> ReportData:
+def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=(),
+           uris: list[str] | None = None) -> ReportData:
+    """The report of the runs opened in ``con``; ``uris``, as given to ``open_runs``, name runs that share a run_id."""
     keys = default_keys(manifests, by)
     scope = Scope.of(con, keys, where)
-    data = ReportData(keys=keys, tables=measure_scope(scope), runs=[_run_row(m) for m in manifests])
+    labels = run_labels(uris, manifests) if uris else [m.get("run_id") for m in manifests]
+    data = ReportData(keys=scope.game_keys(), tables=measure_scope(scope), seat_keys=keys,
+                      runs=[_run_row(m, label) for m, label in zip(manifests, labels)],
+                      note=shared_run_id_note(uris, manifests) if uris else None)
     for name, (expr, rows, group) in _hist_specs(scope).items():
         bins = 20 if name == "decided" else 40
         data.hists[name] = histogram(scope, expr, rows, group, bins)

@@ -7,14 +7,15 @@ and is handed to every measure:
   column only the ``seats`` view has (``seat``, ``strategy``, ``opponent``)
   groups only the per-seat tables (a per-game table has no seat to split by).
 - ``where``: ``column=value`` / ``column!=value`` filters on ``games``
-  columns. The values become duckdb parameters (``?``), never SQL text.
+  columns (``where.parse_where``: a value is read as its column's type).
+  The values become duckdb parameters (``?``), never SQL text.
 - ``games`` / ``seats`` / ``turns``: the column names each view has (empty
   for ``turns`` when the runs recorded none), so a measure can skip itself
   cleanly when its columns are absent.
 
 Turn-level measures read ``turns`` joined to the filtered games
-(``filtered_games_sql``, on ``join``: ``run_no, game_index`` over the fast
-local views of ``fastscan``, else ``run_id, game_index``), so filters and
+(``filtered_games_sql``, on ``join``: ``run_no, game_index`` over the views
+of ``dataset.open_runs``, else ``run_id, game_index``), so filters and
 groups on game columns reach them too. ``execute`` passes the parameters
 once per copy of the filter in a query; ``materialize`` computes a shared
 intermediate (e.g. the decided games) once per scope into a temporary table.
@@ -27,30 +28,11 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from pipelines.dataset import columns, unreadable_shard
+from pipelines.dataset import column_types, columns, unreadable_shard
+from pipelines.where import parse_where, quote
 from rules.base import UsageError
 
 _TEMP_TABLES = itertools.count()
-
-
-def quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def parse_where(items: list[str], known: list[str]) -> tuple[str, list]:
-    """``col=value`` / ``col!=value`` filters into SQL with parameters."""
-    clauses, params = [], []
-    for item in items:
-        op = "!=" if "!=" in item else "="
-        col, sep, value = item.partition(op)
-        col = col.strip()
-        if not sep or not col:
-            raise UsageError(f"--where {item!r} is not column=value or column!=value")
-        if col not in known:
-            raise UsageError(f"--where: unknown column {col!r}; columns: {', '.join(known)}")
-        clauses.append(f"CAST({quote(col)} AS VARCHAR) {'<>' if op == '!=' else '='} ?")
-        params.append(value.strip())
-    return "".join(f" AND {c}" for c in clauses), params
 
 
 def _views(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -80,7 +62,7 @@ class Scope:
             if len(played) > 1:
                 raise UsageError(f"runs play different games ({', '.join(map(str, played))}): "
                                  "analyze one game at a time (or keep them apart with --by game)")
-        where_sql, params = parse_where(list(where), games)
+        where_sql, params = parse_where(list(where), column_types(con, "games"))
         if where and not con.execute(f"SELECT count(*) FROM games WHERE true {where_sql}", params).fetchone()[0]:
             given = " ".join(f"--where {w}" for w in where)
             raise UsageError(f"no games match {given}; check the values (e.g. with --by on that column)")
@@ -113,7 +95,7 @@ class Scope:
 
     @property
     def join(self) -> str:
-        """Columns that tie a turn to its game: ``run_no`` (fast local views) or ``run_id``, and ``game_index``."""
+        """Columns that tie a turn to its game: ``run_no`` (``dataset`` views) or ``run_id``, and ``game_index``."""
         run = "run_no" if "run_no" in self.games and "run_no" in self.turns else "run_id"
         return f"{run}, game_index"
 

@@ -23,9 +23,10 @@ from typer.testing import CliRunner
 import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.analyze import measure, summarize
 from pipelines.cli import app
-from pipelines.dataset import open_runs
+from pipelines.dataset import open_runs, run_labels
 from pipelines.display import readable
 from pipelines.fastscan import open_for_analysis
+from pipelines.measures_polar import NO_CHOICE
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment
 from rules.base import UsageError
@@ -96,6 +97,15 @@ def test_completion_draws_and_safety_limit_are_shares_with_intervals(tmp_path):
         assert 0 <= b[f"{stem}_lo"] < b[f"{stem}_rate"] < b[f"{stem}_hi"] <= 1
 
 
+def test_analyze_notes_how_many_failed_games_the_outcome_tables_leave_out(tmp_path):
+    res = runner.invoke(app, ["analyze", balance_run(tmp_path / "failed"), "--table", "seats", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert [r["games"] for r in json.loads(res.stdout)["seats"]] == [9, 9]
+    assert "note: 1 of 10 games failed or have no result and are left out" in res.stderr
+    clean = write_run(tmp_path / "clean", [game_row(i, i % 2) for i in range(4)])
+    assert "left out" not in runner.invoke(app, ["analyze", clean]).stderr
+
+
 def test_length_reports_mean_interval_spread_and_quantiles(tmp_path):
     games = [game_row(i, 0, n_turns=n) for i, n in enumerate([10, 20, 30, 40])]
     row = tables_of(write_run(tmp_path, games))["length"][0]
@@ -140,10 +150,55 @@ def test_where_values_are_parameters_and_by_splits_every_table(tmp_path):
         tables_of(run, where=["variant=v1' OR '1'='1"])
 
 
+def test_where_matches_booleans_and_numbers_as_they_are_shown(tmp_path):
+    games = [game_row(i, i % 2, s0=float(100 + i % 3), rule_swap=i < 4) for i in range(10)]
+    run = write_run(tmp_path, games)
+
+    def count(*where):
+        return tables_of(run, where=list(where))["balance"][0]["games"]
+
+    assert count("rule_swap=False") == count("rule_swap=false") == count("rule_swap!=TRUE") == 6
+    assert count("rule_swap=True") == 4
+    assert count("score_0=101") == count("score_0=101.0") == 3  # stored as 101.0
+    assert count("n_turns=4.0") == 10 and count("score_0!=100", "rule_swap=true") == 2
+    with pytest.raises(UsageError, match="rule_swap is true or false"):
+        count("rule_swap=no")
+    with pytest.raises(UsageError, match="score_0 is a number"):
+        count("score_0=101' OR '1'='1")
+
+
 def test_by_a_seat_column_splits_seat_tables_only(tmp_path):
     tables = tables_of(balance_run(tmp_path), by=["seat"])
     assert {r["seat"] for r in tables["strategies"]} == {0, 1}
     assert len(tables["balance"]) == 1 and "seat" not in tables["balance"][0]
+
+
+def test_runs_sharing_a_run_id_are_kept_apart_and_replayed_from_their_own_folders(tmp_path):
+    base = write_run(tmp_path / "base", [game_row(i, 0) for i in range(4)], run_id="same")
+    cand = write_run(tmp_path / "cand", [game_row(i, 1, end="late") for i in range(6)], run_id="same")
+    res = runner.invoke(app, ["analyze", base, cand, "--by", "run_id", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    tables = json.loads(res.stdout)
+    assert [(r["run_id"], r["games"]) for r in tables["balance"]] == [("base/same", 4), ("cand/same", 6)]
+    assert [r["replay"] for r in tables["end_reasons"]] == [f"polsim replay {base} --game 0",
+                                                           f"polsim replay {cand} --game 0"]
+    assert "share the run_id same" in res.stderr
+    con, _ = open_runs([base, cand])  # the pyarrow views (runs on object storage) keep them apart too
+    assert [(r["run_id"], r["games"]) for r in measure(con, by=["run_id"])["balance"]] == [("base/same", 4),
+                                                                                           ("cand/same", 6)]
+
+
+def test_runs_sharing_a_run_id_are_labelled_by_the_shortest_folder_ending_that_tells_them_apart():
+    m = [{"run_id": "x"}, {"run_id": "x"}, {"run_id": "y"}, {"run_id": "x"}]
+    assert run_labels(["a/b/x", "a/c/x/", "s3://k/y", "s3://k/b/x"], m) == ["a/b/x", "a/c/x", "y", "k/b/x"]
+    assert run_labels(["r/x", "r/y"], [{"run_id": "x"}, {"run_id": "y"}]) == ["x", "y"]
+
+
+def test_turns_of_runs_sharing_a_run_id_join_only_their_own_games(tmp_path):
+    runs = [write_run(tmp_path / folder, *polarity_rows()) for folder in ("a", "b")]  # both run_id "hand"
+    con, _ = open_runs(runs)
+    captures = measure(con)["captures"][0]
+    assert captures["n"] == 2 * 2 and captures["mean"] == pytest.approx(2.0)  # each run's two captures, once
 
 
 def test_unknown_by_column_is_a_usage_error(tmp_path):
@@ -279,6 +334,24 @@ def test_polar_swap_picks_partition_each_matchup(polar_run):
     for rows in pairs.values():
         assert sum(r["pick_rate"] for r in rows) == pytest.approx(1.0)
         assert sum(r["games"] for r in rows) == rows[0]["pair_games"] == 40
+
+
+def test_swap_table_shows_the_colour_picked_beside_how_often_it_is_picked(polar_run):
+    shown = readable(tables_of(polar_run)["swap"])
+    assert {r["pick"] for r in shown} == {"black", "white"}
+    assert all(re.fullmatch(r"\d+\.\d % \[\d+\.\d, \d+\.\d\]", r["pick_rate"]) for r in shown)
+    out = runner.invoke(app, ["analyze", polar_run, "--table", "swap"], terminal_width=250)
+    assert out.exit_code == 0 and "black" in out.output and "white" in out.output
+
+
+def test_swap_table_says_no_colour_was_chosen_when_the_swap_rule_is_off(tmp_path):
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(overrides={"swap": False},
+                                                                 matchup=("greedy", "random")),),
+                     games=20, seed=3, shard_size=20)
+    swap = tables_of(run_experiment(exp, str(tmp_path), workers=0).uri)["swap"]
+    assert [(r["proposer"], r["pick"], r["games"]) for r in swap] == [("greedy", NO_CHOICE, 10),
+                                                                      ("random", NO_CHOICE, 10)]
+    assert all(r["pick_rate"] is None and r["chooser_win_rate"] is None for r in swap)
 
 
 def test_polar_decisiveness_comes_from_the_running_scores(polar_run):

@@ -175,9 +175,10 @@ def test_analyze_points_at_failed_games_with_their_replay_command(tmp_path):
     res = run_experiment(toy(games=12, matchup=("crash:every=4", "fair")), str(tmp_path), workers=0)
     out = runner.invoke(app, ["analyze", res.uri, "--format", "json"])
     assert out.exit_code == 0, out.output
-    tables = json.loads(out.output)
+    tables = json.loads(out.stdout)  # notes go to stderr
     (failure,) = tables["failures"]
     assert failure["games"] == 3 and failure["replay"] == f"polsim replay {res.uri} --game 0"
+    assert "3 of 12 games failed or have no result" in out.stderr
     assert all(r["replay"].startswith("polsim replay ") for r in tables["end_reasons"])
 
 

@@ -74,6 +74,31 @@ def test_a_tampered_stored_move_is_a_reproducibility_failure(polar_run, tmp_path
     assert "REPRODUCIBILITY FAILURE" in (tmp_path / "bad.html").read_text()
 
 
+def dropped_column_copy(uri: str, dest, table: str, column: str) -> str:
+    """A copy of the run with ``column`` left out of every ``table`` shard."""
+    copy = str(dest / "copy")
+    shutil.copytree(uri, copy)
+    for path in glob.glob(f"{copy}/{table}/*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns([column]), path)
+    return copy
+
+
+def test_a_column_dropped_from_the_stored_games_is_a_reproducibility_failure(polar_run, tmp_path):
+    copy = dropped_column_copy(polar_run, tmp_path, "games", "winner")
+    rep = replay(copy, 4)
+    assert [(d.column, d.stored) for d in rep.differences] == [("winner", "<absent>")]
+    result = runner.invoke(app, ["replay", copy, "--game", "4"])
+    assert result.exit_code == 1 and "REPRODUCIBILITY FAILURE" in result.output and "winner" in result.output
+
+
+def test_a_column_dropped_from_the_stored_turns_is_a_reproducibility_failure(polar_run, tmp_path):
+    copy = dropped_column_copy(polar_run, tmp_path, "turns", "score_0")
+    rep = replay(copy, 4)
+    assert rep.differences and {d.column.split(".")[-1] for d in rep.differences} == {"score_0"}
+    assert len(rep.differences) == len(rep.replayed_turns)  # one per turn
+    assert runner.invoke(app, ["replay", copy, "--game", "4"]).exit_code == 1
+
+
 def test_a_tampered_seed_is_a_reproducibility_failure(polar_run, tmp_path):
     copy = tampered_copy(polar_run, tmp_path, "games", 2, "game_seed", lambda v: v + 1)
     assert "game_seed" in [d.column for d in replay(copy, 2).differences]

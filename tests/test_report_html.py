@@ -153,6 +153,14 @@ def test_report_is_one_file_with_no_external_resource(polar_runs, tmp_path):
     assert all(re.search(rf'data-plot="{f}">.*?<figcaption><b>', text, re.S) for f in figures)
 
 
+def test_swap_table_in_the_report_names_each_colour_picked(polar_runs):
+    con, manifests = open_runs([polar_runs[0]])
+    text = build_html(gather(con, manifests))
+    swap = text[text.index("<h3>Swap:"):].split("</table>")[0]
+    assert "<td class=\"text\">black</td>" in swap and "<td class=\"text\">white</td>" in swap
+    assert "pick rate</th>" in swap
+
+
 def test_same_runs_give_the_same_page(polar_runs):
     con, manifests = open_runs([polar_runs[0]])
     assert build_html(gather(con, manifests)) == build_html(gather(con, manifests))
@@ -166,3 +174,31 @@ def test_report_command_writes_the_page_and_refuses_a_non_run(polar_runs, tmp_pa
     bad = runner.invoke(app, ["report", str(tmp_path), "--out", str(tmp_path / "x.html")])
     assert bad.exit_code == 2 and "not a polsim run" in bad.output
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.parametrize("key", ["strategy", "seat", "opponent"])
+def test_report_by_a_seat_column_groups_the_per_seat_tables_only(polar_runs, tmp_path, key):
+    out = tmp_path / f"by-{key}.html"
+    res = runner.invoke(app, ["report", polar_runs[0], "--by", key, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert f"per-seat tables grouped by {key}" in text
+    headline = text[text.index('id="headline"'):text.index("<h3>Strategies")]
+    assert headline.count("<tr>") == 2  # the header and one row of all games: a game has no seat to split by
+    con, manifests = open_runs([polar_runs[0]])
+    data = gather(con, manifests, by=[key])
+    assert data.keys == [] and data.seat_keys == [key]
+    assert all(key in r for r in data.tables["strategies"]) and "seat" in data.hists["scores"][0]
+    assert len(data.tables["seats"]) == (2 if key == "seat" else 4)  # seat 0 and 1, split by strategy or opponent
+
+
+def test_the_same_spec_run_into_two_folders_is_compared_not_pooled(tmp_path):
+    base, cand = polar(tmp_path / "base", games=30), polar(tmp_path / "cand", games=30)  # one run_id: the spec's hash
+    out = tmp_path / "same.html"
+    res = runner.invoke(app, ["report", base, cand, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    text = out.read_text()
+    assert 'id="comparison"' in text and "grouped by run_id" in text
+    headline = text[text.index('id="headline"'):text.index("<h3>Strategies")]
+    assert headline.count("<tr>") == 3 and ">base/polar-polar-9-" in headline and ">cand/polar-polar-9-" in headline
+    assert "share the run_id" in text

@@ -58,6 +58,14 @@ def test_sweep_report_reads_a_finished_run(tmp_path):
     assert report.best in (0, 1) and report.best_balance.high <= 1.0
 
 
+def test_failed_games_make_the_sweep_exit_3_saying_how_many_after_its_table(tmp_path):
+    res = runner.invoke(app, ["sweep", "--game", "toy", "--strategies", "fair,crash:every=5", "--set", "sides=4,6",
+                              "--games", "10", "--out", str(tmp_path), "--workers", "0", "-q"])
+    assert res.exit_code == 3, res.output
+    assert "most balanced: cell" in res.stdout  # the table and conclusion are still printed
+    assert "4 of 20 games failed" in res.stderr
+
+
 @pytest.mark.parametrize("args, word", [
     ([], "needs at least one --set"),
     (["--set", "sides=4,4"], "repeats a value"),

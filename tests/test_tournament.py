@@ -67,6 +67,14 @@ def test_one_sided_results_are_rated_with_a_prior_and_say_so(tmp_path):
     assert np.all(np.isfinite(report.ratings.elo)) and report.table[0]["strategy"] == "loaded:bonus=100"
 
 
+def test_failed_games_make_the_tournament_exit_3_saying_how_many_after_its_tables(tmp_path):
+    res = runner.invoke(app, ["tournament", "--game", "toy", "-s", "fair,crash:every=5", "--games", "20",
+                              "--out", str(tmp_path), "--workers", "0", "-q", "--format", "json"])
+    assert res.exit_code == 3, res.output
+    assert json.loads(res.stdout)["pairings"][0]["games"] == 16  # the ratings are still printed
+    assert "4 of 20 games failed" in res.stderr
+
+
 @pytest.mark.parametrize("args, word", [
     (["-s", "fair"], "at least two strategies"),
     (["-s", "fair,fair"], "listed twice"),

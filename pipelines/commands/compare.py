@@ -24,12 +24,13 @@ def check_show(show: int) -> None:
         raise UsageError(f"--show must be 0 or more (got {show})")
 
 
-def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console) -> None:
-    """The verdict table, the changed games (at most ``show``) and the one-line verdict."""
+def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console,
+                  extra: dict[str, list[dict]] | None = None) -> None:
+    """The verdict table, the changed games (at most ``show``), ``extra`` tables and the one-line verdict."""
     for note in verdict.notes:
         err.print(f"note: {note}", highlight=False, soft_wrap=True)
     shown = changed[: max(show, 0)]
-    print_tables({"verdict": verdict.table(), "changed_games": shown}, fmt, out)
+    print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
     if fmt is Format.table:
         if len(changed) > len(shown):
             out.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")

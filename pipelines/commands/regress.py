@@ -81,18 +81,23 @@ def register(app: typer.Typer) -> None:
             cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
         if result.verdict is None:
             raise typer.Exit(130)
-        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
         lower, upper = result.bounds
+        sprt = {"decision": result.decision, "direction": result.direction, "flagged": result.flagged,
+                "pairs": result.pairs, "games_played": result.games_played, "delta": config.delta,
+                "alpha": config.alpha, "beta": config.beta, "llr_lower": lower, "llr_upper": upper, "run": result.uri}
+        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console,
+                      None if fmt is Format.table else {"sprt": [sprt]})
+        say = cli.out_console if fmt is Format.table else cli.err_console  # JSON and CSV: stdout holds only the tables
         way = {1: " (candidate scores higher)", -1: " (candidate scores lower)"}.get(result.direction, "")
-        cli.out_console.print(
+        say.print(
             f"SPRT decision: [bold]{result.decision}[/]{way} after {result.pairs} paired games "
             f"({result.games_played} played, δ = {config.delta}, α = {config.alpha}, β = {config.beta}, "
             f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}", soft_wrap=True)
         if result.interrupted:
             raise typer.Exit(130)
         if result.decision != "changed" and result.verdict.significant:
-            cli.out_console.print(f"SPRT {result.decision} on the score rate, but the verdict table finds a "
-                                  "significant change: flagged as changed", soft_wrap=True)
+            say.print(f"SPRT {result.decision} on the score rate, but the verdict table finds a "
+                      "significant change: flagged as changed", soft_wrap=True)
         if result.flagged:
             raise typer.Exit(1)
         if result.decision == "undecided":

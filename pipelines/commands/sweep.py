@@ -80,3 +80,4 @@ def register(app: typer.Typer) -> None:
         else:
             print_tables({"cells": report.cells, "conclusion": [{"best_cell": report.best, "ties": report.ties,
                                                                  "text": report.conclusion()}]}, fmt, cli.out_console)
+        cli.exit_if_games_failed(result)

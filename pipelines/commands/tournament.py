@@ -83,3 +83,4 @@ def register(app: typer.Typer) -> None:
         else:
             print_tables({"cross_table": report.cross, "pairings": report.pairs, "ratings": report.table},
                          fmt, cli.out_console)
+        cli.exit_if_games_failed(result)
