@@ -21,6 +21,7 @@ def variant_rows(found: dict[str, GameDef]) -> list[dict]:
             rows.append({"game": name, "variant": variant,
                          "default": "yes" if variant == game.default_variant else "",
                          "knobs": ", ".join(f"{k}={v}" for k, v in changed.items()) or "(defaults)",
+                         "description": game.variant_descriptions().get(variant, ""),
                          "hash": rules.variant_hash()})
     return rows
 

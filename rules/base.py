@@ -140,6 +140,7 @@ class GameDef:
     shard_size: int = 10  # games per Ray task: enough for a task to run for seconds
     default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
     default_games: int = 1000  # ... and how many games, when --games is not given
+    variant_descriptions: Callable[[], dict[str, str]] = field(default=lambda: {})  # name -> one line
 
     def strategy(self, spec: StrategySpec) -> StrategyDef:
         try:

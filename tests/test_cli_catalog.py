@@ -25,6 +25,15 @@ def test_variants_lists_every_named_variant_and_knob_of_every_game():
     assert {r["game"] for r in defaults} == set(all_games())
 
 
+def test_variants_says_what_every_polar_and_polarity_variant_and_knob_means():
+    """Before: the 18 Polarity knobs had a blank meaning and no variant's description was shown."""
+    tables = json.loads(runner.invoke(app, ["variants", "--format", "json"]).output)
+    real = [r for r in tables["variants"] if r["game"] in ("polar", "polarity")]
+    assert len(real) >= 11 and all(r["description"] for r in real), real
+    knobs = [r for r in tables["knobs (--set key=value)"] if r["game"] in ("polar", "polarity")]
+    assert all(r["meaning"] for r in knobs), [r["knob"] for r in knobs if not r["meaning"]]
+
+
 def test_strategies_lists_parameters_with_defaults():
     out = runner.invoke(app, ["strategies", "--game", "polar", "--format", "json"])
     assert out.exit_code == 0, out.output

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rules.base import GameDef, register_game
 from rules.polar.batch import play_batch
-from rules.polar.model import PolarRules, variants
+from rules.polar.model import PolarRules, variant_descriptions, variants
 from rules.polar.strategies import STRATEGIES
 from rules.polar.trace import trace
 
@@ -23,6 +23,7 @@ GAME = register_game(
         description="Polar (Dieter Stein): place stones; no group of more than two sections",
         rules_model=PolarRules,
         variants=variants,
+        variant_descriptions=variant_descriptions,
         strategies=STRATEGIES,
         play_batch=play_batch,
         default_variant="polar-9",

@@ -48,4 +48,10 @@ def _variant_table() -> dict[str, dict]:
 
 def variants() -> dict[str, PolarRules]:
     """Named variants: polar-9, polar-11, polar-13, polar-9-noswap, polar-9-groupscore."""
-    return {name: PolarRules(**knobs) for name, knobs in _variant_table().items()}
+    return {name: PolarRules(**{k: v for k, v in knobs.items() if k != "description"})
+            for name, knobs in _variant_table().items()}
+
+
+def variant_descriptions() -> dict[str, str]:
+    """Name -> the one-line description of each named variant."""
+    return {name: knobs.get("description", "") for name, knobs in _variant_table().items()}

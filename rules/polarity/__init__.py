@@ -14,7 +14,7 @@ Importing this package registers the game ``polarity``.
 """
 
 from rules.base import GameDef, register_game
-from rules.polarity.model import PolarityRules, load_variants
+from rules.polarity.model import PolarityRules, load_variants, variant_descriptions
 from rules.polarity.physics import physics_version
 from rules.polarity.records import play_batch
 from rules.polarity.strategies import STRATEGIES
@@ -33,6 +33,7 @@ GAME = register_game(
         trace=trace,
         shard_size=2,  # a standard game costs seconds to a minute of CPU: small tasks balance the workers
         default_strategies="cautious,aggressive",
-        default_games=24,  # median ~12 CPU s a standard game (physics 0.4.1): minutes on two cores
+        default_games=24,  # median ~30 CPU s a standard game (physics 0.7.0): minutes on two cores
+        variant_descriptions=variant_descriptions,
     )
 )

@@ -37,26 +37,32 @@ VARIANTS_DIR = Path(__file__).parent / "variants"
 
 
 class PolarityRules(RulesBase):
-    """Every knob of RULES.md for Polarity; defaults are the rulebook's reading."""
+    """Every knob of RULES.md for Polarity; defaults are the rulebook's reading, except
+    where the rulebook is silent: ``unsettled`` (see the module docstring) and the safety
+    cap ``max_turns``."""
 
-    red_orientation: Literal["random", "bar", "dot"] = "random"  # R1
-    foundations: int = Field(5, ge=1, le=12)  # R3, per player
-    stack_size: int = Field(26, ge=1, le=26)  # discs per player at the start
-    setup_retries: int = Field(20, ge=0)  # R3
-    max_attempts: int = Field(10, ge=1)  # R5
-    fault_move_diameters: float = Field(1.0, gt=0)  # R6 (d)
-    allow_conversion: bool = True  # R7
-    tower_steal: bool = False  # R11
-    single_disc_tower_scores: bool = True  # R12
-    red_sudden_death: bool = True  # R14
-    red_moved_loses: bool = True  # R15
-    no_colour_loses: bool = True  # R16
-    end_when: Literal["stack_empty", "both_stacks_empty"] = "stack_empty"  # R17
-    settle_budget_s: float = Field(4.0, gt=0)  # R19, simulated seconds per episode
-    unsettled: Literal["freeze", "end_game"] = "freeze"  # R19, an episode not at rest within the budget
-    max_turns: int = Field(400, ge=1)  # safety cap -> end reason turn_limit
-    magnet_strength: float = Field(1.0, gt=0)  # physics: scale on Br
-    contact_substeps: int | None = Field(None, ge=1)  # physics: None = the core's (sim.integrate, Sub-steps); 1 = physics 0.6.0's single steps, ~1.4x cheaper a game
+    red_orientation: Literal["random", "bar", "dot"] = Field(
+        "random", description="R1: the red disc's face up: bar, dot, or drawn per game")
+    foundations: int = Field(5, ge=1, le=12, description="R3: foundations each player lays at setup")
+    stack_size: int = Field(26, ge=1, le=26, description="discs per player at the start (more than foundations)")
+    setup_retries: int = Field(20, ge=0, description="R3: tries for a foundation spot that makes no disc react")
+    max_attempts: int = Field(10, ge=1, description="R5: tries to float the Action Disc before giving up")
+    fault_move_diameters: float = Field(1.0, gt=0, description="R6(d): a disc moving further than this many diameters is a fault")
+    allow_conversion: bool = Field(True, description="R7: a player may push their own leaner flat instead of placing")
+    tower_steal: bool = Field(False, description="R11: discs of captured towers in a fault group change hands too")
+    single_disc_tower_scores: bool = Field(True, description="R12: a captured single disc scores as a one-disc tower")
+    red_sudden_death: bool = Field(True, description="R14: touching the red disc loses at once")
+    red_moved_loses: bool = Field(True, description="R15: moving the red disc off its centre dot loses at once")
+    no_colour_loses: bool = Field(True, description="R16: a player with no disc showing their colour loses")
+    end_when: Literal["stack_empty", "both_stacks_empty"] = Field(
+        "stack_empty", description="R17: the game ends when one stack, or both, is empty")
+    settle_budget_s: float = Field(4.0, gt=0, description="R19: simulated seconds an episode may take to come to rest")
+    unsettled: Literal["freeze", "end_game"] = Field(
+        "freeze", description="R19: an episode not at rest within the budget is frozen and read, or ends the game (step_budget)")
+    max_turns: int = Field(400, ge=1, description="safety cap on turns; the game ends as turn_limit")
+    magnet_strength: float = Field(1.0, gt=0, description="physics: scale on the magnets' remanence Br")
+    contact_substeps: int | None = Field(
+        None, ge=1, description="physics: sub-steps of a contact step; unset = the core's 3; 1 = physics 0.6.0 (~1.4x cheaper)")
 
     @model_validator(mode="after")
     def _a_disc_left_after_setup(self) -> "PolarityRules":
