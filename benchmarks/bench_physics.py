@@ -5,7 +5,7 @@ episode within 2 s).
     .venv/bin/python benchmarks/bench_physics.py [--repeat 20]
 
 Reports a nominal placement next to a lone foundation (2 discs) and, for a
-seeded mid-game world of 40 discs (red disc, 12 single
+seeded mid-game world of 37 discs (red disc, 12 single
 foundations, six towers of 3-3-3-3-2-2 discs, 8 leaner placements, whatever
 they left standing or knocked down):
 episodes per second and ms per episode (wall and process CPU time, the

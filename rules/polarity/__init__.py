@@ -1,14 +1,20 @@
 """Polarity (Douglas Seaton, 1986): the magnetic dexterity game, on the ``sim`` core.
 
 Modules, one job each:
-- ``model``: ``PolarityRules`` (every knob of RULES.md R1-R19) and the TOML variants;
+- ``model``: ``PolarityRules`` (every knob of docs/RULES.md R1-R19) and the TOML variants;
 - ``state``: stacks, captured towers, pending fault groups; seats and colours;
 - ``resolve``: pure fault resolution of one physics ``Episode`` (R6-R12, R14-R15);
+- ``ends``: sudden ends (R14-R17), the red disc's orientation (R1) and the winner (R18);
 - ``view``: what a strategy sees and the actions it may answer;
+- ``clearance``: the measured reaches of the core that strategies keep;
 - ``strategies``: the scripted strategies and their parameter models;
 - ``engine``: one full game (setup, turns, sudden ends, scoring);
 - ``records``: the ``games``/``turns`` Arrow tables and ``play_batch``;
-- ``physics``: the only door to ``sim``.
+- ``trace``: the positions after each turn, for replays;
+- ``scenes``: hand-made bodies and episodes for tests and examples;
+- ``physics``: the door to the core's verbs and parameters (``sim.api``);
+  other modules read only its data types (``BodyInfo``, ``BodyState``, ``Episode``) and
+  ``sim.detmath``'s bit-exact functions.
 
 Importing this package registers the game ``polarity``.
 """
