@@ -19,6 +19,22 @@ from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
 
+def _flags_show_no_value_type() -> None:
+    """typer's rich help prints a value type beside every option, flags too
+    (``--quiet <bool>``, ``--help <bool>``), as if they took a value
+    (``--quiet true`` fails); a flag gets none, as in click's plain help."""
+    from typer.core import TyperOption
+
+    value_type = TyperOption.display_type_rich
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else value_type(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich
+
+
+_flags_show_no_value_type()
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import typer.main
+from typer.testing import CliRunner
 
 from pipelines.cli import app
 
@@ -26,3 +27,13 @@ def test_every_command_is_documented_in_readme():
     readme = open(os.path.join(ROOT, "README.md")).read()
     missing = [name for name in commands() if f"polsim {name}" not in readme]
     assert not missing, f"README does not show: {', '.join(missing)}"
+
+
+def test_help_shows_no_value_for_flags():
+    runner = CliRunner()
+    for args in [[], *([name] for name in commands())]:
+        res = runner.invoke(app, [*args, "--help"])
+        assert res.exit_code == 0, res.output
+        assert "<bool>" not in res.output, f"polsim {' '.join(args)} --help:\n{res.output}"
+    simulate = runner.invoke(app, ["simulate", "--help"]).output
+    assert "<int>" in simulate  # options that take a value still say what kind
