@@ -185,9 +185,18 @@ def exit_if_games_failed(result) -> None:
         raise typer.Exit(3)
 
 
+def grouping_note(keys: list[str], by: list[str], runs: int) -> str | None:
+    """Says which column keeps several runs apart when ``--by`` did not say (``analysis.default_keys``)."""
+    if by or not keys:
+        return None
+    why = "each has its own variant" if keys == ["variant"] else "they share a variant"
+    return f"{runs} runs given: grouped by {keys[0]} ({why}), so they are kept apart; --by sets another grouping"
+
+
 @app.command()
 def analyze(
-    runs: Annotated[list[str], typer.Argument(help="Run folders or URIs.")],
+    runs: Annotated[list[str], typer.Argument(
+        help="Run folders or URIs; several are kept apart (by variant, else run_id) unless --by is given.")],
     by: ByOpt = [],
     where: WhereOpt = [],
     fmt: FormatOpt = Format.table,
@@ -208,8 +217,9 @@ def analyze(
 
     try:
         con, manifests = open_for_analysis(runs)
-        tables = analysis.measure(con, by=by, where=where, groups=measures or None)
-        notes = [shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
+        keys = analysis.default_keys(manifests, by)
+        tables = analysis.measure(con, by=keys, where=where, groups=measures or None)
+        notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:
