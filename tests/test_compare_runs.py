@@ -106,6 +106,13 @@ def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, wo
     one_line_error(runner.invoke(app, ["compare", a, b]), word)
 
 
+def test_the_same_run_given_twice_is_refused(tmp_path):
+    a = run(tmp_path, "a", games=20)
+    for twice in (a, a + "/", os.path.relpath(a)):
+        one_line_error(runner.invoke(app, ["compare", a, twice]), "is given twice",
+                       "a run compared with itself shows no change")
+
+
 def test_bad_alpha_is_a_one_line_error(tmp_path):
     a = run(tmp_path, "a", games=20)
     one_line_error(runner.invoke(app, ["compare", a, a, "--alpha", "1.5"]), "--alpha")
