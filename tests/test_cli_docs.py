@@ -37,3 +37,8 @@ def test_help_shows_no_value_for_flags():
         assert "<bool>" not in res.output, f"polsim {' '.join(args)} --help:\n{res.output}"
     simulate = runner.invoke(app, ["simulate", "--help"]).output
     assert "<int>" in simulate  # options that take a value still say what kind
+
+
+def test_commands_that_decide_say_their_exit_codes_in_help():
+    for name in ("compare", "regress", "replay", "selfcheck"):
+        assert "exit 0" in " ".join(commands()[name].help.lower().split()), f"{name} help does not give its exit codes"
