@@ -52,6 +52,15 @@ GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Games to play (per
 MaybeGamesOpt = Annotated[Optional[int], typer.Option(
     "--games", "-n", help="Games to play (per cell); default: the game's (polarity 24, polar 1000).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed; game i's seed derives from (seed, i).")]
+
+
+def _same_seeds_opt(group: str):
+    return Annotated[int, typer.Option(
+        "--seed", help=f"Run seed; the j-th game of each {group} uses (seed, j), so every {group} plays the same seeds.")]
+
+
+CellSeedOpt = _same_seeds_opt("cell")
+PairingSeedOpt = _same_seeds_opt("pairing")
 OutOpt = Annotated[str, typer.Option("--out", "-o", help="Folder or URI (s3://bucket/prefix) that holds runs.")]
 WorkersOpt = Annotated[
     Optional[int], typer.Option("--workers", "-w", help="Local Ray workers (default: one per core; 0 = no Ray).")

@@ -42,3 +42,10 @@ def test_help_shows_no_value_for_flags():
 def test_commands_that_decide_say_their_exit_codes_in_help():
     for name in ("compare", "regress", "replay", "selfcheck"):
         assert "exit 0" in " ".join(commands()[name].help.lower().split()), f"{name} help does not give its exit codes"
+
+
+def test_sweep_and_tournament_seed_help_says_every_cell_plays_the_same_seeds():
+    for name, group in (("sweep", "cell"), ("tournament", "pairing")):
+        seed = next(p for p in commands()[name].params if p.name == "seed")
+        assert f"the j-th game of each {group} uses (seed, j)" in seed.help, seed.help
+        assert "game i" not in seed.help, seed.help

@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         strategies: Annotated[Optional[str], typer.Option(
             "--strategies", "-s", help="Two strategies A,B (each plays each seat in half the games); default: the game's.")] = None,
         games: cli.MaybeGamesOpt = None,
-        seed: cli.SeedOpt = 0,
+        seed: cli.CellSeedOpt = 0,
         out: cli.OutOpt = "runs",
         run_id: cli.RunIdOpt = None,
         resume: cli.ResumeOpt = False,
