@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play every combination of --set values on the same seeds; balance table per cell, most balanced named.
 
-        Example: polsim sweep --game polarity --variant standard --set foundations=3,5,7 --set red_sudden_death=true,false --games 2000
+        Example: polsim sweep --game polarity --set stack_size=8 --set foundations=3,5,7 --set red_sudden_death=true,false --games 200
         """
         from pipelines.sweep import sweep_experiment, sweep_report
 
