@@ -17,9 +17,9 @@ rows), gathered from the measure modules by group (``MEASURES``):
 A game-specific table whose columns the runs lack is left out. ``by`` adds
 grouping columns (any column of ``games``; ``seat``/``strategy``/``opponent``
 for the per-seat tables; ``default_keys`` is what ``polsim analyze`` and
-``polsim report`` group several runs by when no ``--by`` is given); ``where`` filters are ``column=value`` /
-``column!=value`` pairs whose values are passed to duckdb as parameters,
-never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
+``polsim report`` group several runs by when no ``--by`` is given);
+``where`` filters are ``column=value`` / ``column!=value`` pairs whose
+values are passed to duckdb as parameters, never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
 prints (outcome, length, ends).
 
 Any duckdb connection with the ``games``/``seats`` (and ``turns``) views of

@@ -19,6 +19,7 @@ from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
 
+
 def _flags_show_no_value_type() -> None:
     """typer's rich help prints a value type beside every option, flags too
     (``--quiet <bool>``, ``--help <bool>``), as if they took a value
@@ -55,8 +56,8 @@ SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed; game i's seed de
 
 
 def _same_seeds_opt(group: str):
-    return Annotated[int, typer.Option(
-        "--seed", help=f"Run seed; the j-th game of each {group} uses (seed, j), so every {group} plays the same seeds.")]
+    return Annotated[int, typer.Option("--seed", help=f"Run seed; the j-th game of each {group} uses (seed, j), "
+                                                      f"so every {group} plays the same seeds.")]
 
 
 CellSeedOpt = _same_seeds_opt("cell")
@@ -228,7 +229,8 @@ def analyze(
         con, manifests = open_for_analysis(runs)
         keys = analysis.default_keys(manifests, by)
         tables = analysis.measure(con, by=keys, where=where, groups=measures or None)
-        notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
+        notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests),
+                 analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:
