@@ -199,7 +199,7 @@ def grouping_note(keys: list[str], by: list[str], runs: int) -> str | None:
     """Says which column keeps several runs apart when ``--by`` did not say (``analysis.default_keys``)."""
     if by or not keys:
         return None
-    why = "each has its own variant" if keys == ["variant"] else "they share a variant"
+    why = "each run has its own" if keys == ["variant"] else "their variants do not tell them apart"
     return f"{runs} runs given: grouped by {keys[0]} ({why}), so they are kept apart; --by sets another grouping"
 
 
