@@ -16,9 +16,10 @@ rows), gathered from the measure modules by group (``MEASURES``):
 
 A game-specific table whose columns the runs lack is left out. ``by`` adds
 grouping columns (any column of ``games``; ``seat``/``strategy``/``opponent``
-for the per-seat tables); ``where`` filters are ``column=value`` /
-``column!=value`` pairs whose values are passed to duckdb as parameters,
-never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
+for the per-seat tables; ``default_keys`` is what ``polsim analyze`` and
+``polsim report`` group several runs by when no ``--by`` is given);
+``where`` filters are ``column=value`` / ``column!=value`` pairs whose
+values are passed to duckdb as parameters, never pasted into SQL. ``summarize`` is the short form ``polsim simulate``
 prints (outcome, length, ends).
 
 Any duckdb connection with the ``games``/``seats`` (and ``turns``) views of
@@ -95,6 +96,16 @@ def left_out_note(tables: dict[str, list[dict]]) -> str | None:
         return None
     return (f"{left_out} of {games} games failed or have no result and are left out of the per-strategy and "
             f"per-seat tables (their seats are no longer split evenly); see --table failures")
+
+
+def default_keys(manifests: list[dict], by) -> list[str]:
+    """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``, so no table pools them."""
+    if by:
+        return list(by)
+    if len(manifests) < 2:
+        return []
+    variants = [m.get("spec", {}).get("variant") for m in manifests]
+    return ["variant"] if len(set(variants)) == len(variants) else ["run_id"]
 
 
 def summarize(con: duckdb.DuckDBPyConnection, by=(), where=()) -> dict[str, list[dict]]:

@@ -19,6 +19,23 @@ from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
 
+
+def _flags_show_no_value_type() -> None:
+    """typer's rich help prints a value type beside every option, flags too
+    (``--quiet <bool>``, ``--help <bool>``), as if they took a value
+    (``--quiet true`` fails); a flag gets none, as in click's plain help."""
+    from typer.core import TyperOption
+
+    value_type = TyperOption.display_type_rich
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag else value_type(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich
+
+
+_flags_show_no_value_type()
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -36,6 +53,15 @@ GamesOpt = Annotated[int, typer.Option("--games", "-n", help="Games to play (per
 MaybeGamesOpt = Annotated[Optional[int], typer.Option(
     "--games", "-n", help="Games to play (per cell); default: the game's (polarity 24, polar 1000).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Run seed; game i's seed derives from (seed, i).")]
+
+
+def _same_seeds_opt(group: str):
+    return Annotated[int, typer.Option("--seed", help=f"Run seed; the j-th game of each {group} uses (seed, j), "
+                                                      f"so every {group} plays the same seeds.")]
+
+
+CellSeedOpt = _same_seeds_opt("cell")
+PairingSeedOpt = _same_seeds_opt("pairing")
 OutOpt = Annotated[str, typer.Option("--out", "-o", help="Folder or URI (s3://bucket/prefix) that holds runs.")]
 WorkersOpt = Annotated[
     Optional[int], typer.Option("--workers", "-w", help="Local Ray workers (default: one per core; 0 = no Ray).")
@@ -169,9 +195,18 @@ def exit_if_games_failed(result) -> None:
         raise typer.Exit(3)
 
 
+def grouping_note(keys: list[str], by: list[str], runs: int) -> str | None:
+    """Says which column keeps several runs apart when ``--by`` did not say (``analysis.default_keys``)."""
+    if by or not keys:
+        return None
+    why = "each run has its own" if keys == ["variant"] else "their variants do not tell them apart"
+    return f"{runs} runs given: grouped by {keys[0]} ({why}), so they are kept apart; --by sets another grouping"
+
+
 @app.command()
 def analyze(
-    runs: Annotated[list[str], typer.Argument(help="Run folders or URIs.")],
+    runs: Annotated[list[str], typer.Argument(
+        help="Run folders or URIs; several are kept apart (by variant, else run_id) unless --by is given.")],
     by: ByOpt = [],
     where: WhereOpt = [],
     fmt: FormatOpt = Format.table,
@@ -192,8 +227,10 @@ def analyze(
 
     try:
         con, manifests = open_for_analysis(runs)
-        tables = analysis.measure(con, by=by, where=where, groups=measures or None)
-        notes = [shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
+        keys = analysis.default_keys(manifests, by)
+        tables = analysis.measure(con, by=keys, where=where, groups=measures or None)
+        notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests),
+                 analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table is not None:
             if table not in tables:

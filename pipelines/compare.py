@@ -38,7 +38,7 @@ import duckdb
 import numpy as np
 
 from pipelines import manifest as mf
-from pipelines.dataset import open_runs
+from pipelines.dataset import distinct_runs, open_runs
 from pipelines.spec import Experiment
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
@@ -175,6 +175,7 @@ def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[
 
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
     """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
+    distinct_runs([baseline, candidate], "a run compared with itself shows no change whatever the code")
     con_a, (man_a,) = open_runs([baseline])
     con_b, (man_b,) = open_runs([candidate])
     exp_a, exp_b = mf.experiment_of(man_a), mf.experiment_of(man_b)
@@ -308,10 +309,14 @@ def _end_reason_test(p: Paired) -> TestRow:
                    f"{moved} {table[0, i]} → {table[1, i]}, Cramér's V {res.effect:.3f}", res.effect)
 
 
-def verdict(p: Paired, alpha: float = 0.05) -> Verdict:
-    """The Holm-corrected family of tests on the matched games."""
+def check_alpha(alpha: float) -> None:
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must be in (0, 1) (got {alpha})")
+
+
+def verdict(p: Paired, alpha: float = 0.05) -> Verdict:
+    """The Holm-corrected family of tests on the matched games."""
+    check_alpha(alpha)
     if p.n < 2:
         raise UsageError(f"only {p.n} matched games finished ok in both runs; need at least 2")
     rows = [_outcome_test(p), _score_test(p), _mix_test(p)]
@@ -354,5 +359,6 @@ class Comparison:
 
 def compare_runs(baseline: str, candidate: str, alpha: float = 0.05) -> Comparison:
     """Match two runs and test the matched games (the library side of ``polsim compare``)."""
+    check_alpha(alpha)
     p = match_runs(baseline, candidate)
     return Comparison(verdict(p, alpha), changed_games(p, candidate), p)

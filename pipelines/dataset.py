@@ -144,16 +144,22 @@ def union_view(con: duckdb.DuckDBPyConnection, table: str, parts: list[tuple[int
     con.execute(f"CREATE OR REPLACE VIEW {table} AS " + " UNION ALL BY NAME ".join(f"SELECT * FROM {n}" for n in names))
 
 
-def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
-    """A duckdb connection over the given runs, and their manifests."""
-    if not uris:
-        raise UsageError("give at least one run folder")
+def distinct_runs(uris: list[str], why: str = "its games would count twice") -> list[Location]:
+    """Where each of ``uris`` is; a run given twice (however spelt) is a ``UsageError`` saying ``why`` it matters."""
     runs = [locate(u) for u in uris]
     seen: set[str] = set()
     for uri, run in zip(uris, runs):
         if run.uri.rstrip("/") in seen:
-            raise UsageError(f"run {uri} is given twice: its games would count twice; give each run once")
+            raise UsageError(f"run {uri} is given twice: {why}; give each run once")
         seen.add(run.uri.rstrip("/"))
+    return runs
+
+
+def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
+    """A duckdb connection over the given runs, and their manifests."""
+    if not uris:
+        raise UsageError("give at least one run folder")
+    runs = distinct_runs(uris)
     manifests = [mf.load(run) for run in runs]
     games = _datasets(runs, "games")
     if not games:

@@ -1,5 +1,9 @@
 """Print named tables of dict rows as rich tables, JSON or CSV.
 
+In a rich table a command to copy (``COMMAND_COLUMNS``: ``replay``) would be
+wrapped or cut to the column's width; the table shows a reference (``[1]``)
+and the commands follow it whole, one a line, never wrapped by rich.
+
 JSON is strict (RFC 8259): a number that is not finite (an Elo difference
 of a 0 % or 100 % score is -inf / +inf, an undefined ratio NaN) is written
 as ``null``, never as ``Infinity`` or ``NaN``, which JSON parsers reject.
@@ -23,6 +27,7 @@ class Format(str, Enum):
     csv = "csv"
 
 
+COMMAND_COLUMNS = ("replay",)
 RATES = ("win_rate", "win_lo", "win_hi", "score_rate", "score_lo", "score_hi", "share")
 
 
@@ -49,6 +54,20 @@ def _merge_intervals(row: dict) -> dict:
             continue
         out[key] = value
     return out
+
+
+def _commands_below(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """``rows`` with each command cell replaced by a reference ``[n]``, and the lines ``[n] command``."""
+    lines: list[str] = []
+    out = []
+    for row in rows:
+        row = dict(row)
+        for key in COMMAND_COLUMNS:
+            if isinstance(row.get(key), str):
+                lines.append(f"[{len(lines) + 1}] {row[key]}")
+                row[key] = f"[{len(lines)}]"
+        out.append(row)
+    return out, lines
 
 
 def finite(value):
@@ -82,10 +101,12 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
     for name, rows in tables.items():
         if not rows:
             continue
-        shown = [_merge_intervals(r) for r in rows]
+        shown, commands = _commands_below([_merge_intervals(r) for r in rows])
         table = Table(title=name.replace("_", " "), title_justify="left")
         for key in shown[0]:
             table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left")
         for row in shown:
             table.add_row(*(_cell(k, v) if not isinstance(v, str) else v for k, v in row.items()))
         console.print(table)
+        for line in commands:
+            console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from pipelines import decisiveness as dec
-from pipelines.analyze import measure_scope
+from pipelines.analyze import default_keys, measure_scope
 from pipelines.dataset import run_labels, shared_run_id_note
 from pipelines.distribution import histogram
 from pipelines.scope import Scope
@@ -45,16 +45,6 @@ class ReportData:
 
     def __post_init__(self):
         self.seat_keys = list(dict.fromkeys([*self.keys, *self.seat_keys]))
-
-
-def default_keys(manifests: list[dict], by) -> list[str]:
-    """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``."""
-    if by:
-        return list(by)
-    if len(manifests) < 2:
-        return []
-    variants = [m.get("spec", {}).get("variant") for m in manifests]
-    return ["variant"] if len(set(variants)) == len(variants) else ["run_id"]
 
 
 def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:

@@ -188,6 +188,35 @@ def test_runs_sharing_a_run_id_are_kept_apart_and_replayed_from_their_own_folder
                                                                                            ("cand/same", 6)]
 
 
+def polar_variant_run(folder, variant, games=40):
+    exp = Experiment(game="polar", variant=variant, cells=(Cell(matchup=("greedy", "random")),),
+                     games=games, seed=5, shard_size=games)
+    return run_experiment(exp, str(folder), workers=0).uri
+
+
+def test_analyze_keeps_several_runs_apart_by_variant_else_by_run_id(tmp_path):
+    nine, eleven = polar_variant_run(tmp_path / "v", "polar-9"), polar_variant_run(tmp_path / "v", "polar-11")
+    res = runner.invoke(app, ["analyze", nine, eleven, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    tables = json.loads(res.stdout)
+    assert sorted((r["variant"], r["games"]) for r in tables["balance"]) == [("polar-11", 40), ("polar-9", 40)]
+    length = {r["variant"]: r["mean"] for r in tables["length"]}
+    assert set(length) == {"polar-9", "polar-11"} and length["polar-11"] > length["polar-9"]
+    assert "2 runs given: grouped by variant" in res.stderr
+
+    base, cand = polar_variant_run(tmp_path / "base", "polar-9"), polar_variant_run(tmp_path / "cand", "polar-9")
+    res = runner.invoke(app, ["analyze", base, cand, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    run_id = os.path.basename(base)
+    assert sorted((r["run_id"], r["games"]) for r in json.loads(res.stdout)["balance"]) == [
+        (f"base/{run_id}", 40), (f"cand/{run_id}", 40)]
+    assert "2 runs given: grouped by run_id" in res.stderr
+
+    pooled = runner.invoke(app, ["analyze", base, cand, "--by", "game", "--format", "json"])
+    assert [r["games"] for r in json.loads(pooled.stdout)["balance"]] == [80]  # --by says how to group
+    assert "grouped by" not in pooled.stderr
+
+
 def test_runs_sharing_a_run_id_are_labelled_by_the_shortest_folder_ending_that_tells_them_apart():
     m = [{"run_id": "x"}, {"run_id": "x"}, {"run_id": "y"}, {"run_id": "x"}]
     assert run_labels(["a/b/x", "a/c/x/", "s3://k/y", "s3://k/b/x"], m) == ["a/b/x", "a/c/x", "y", "k/b/x"]

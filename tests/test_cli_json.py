@@ -66,3 +66,15 @@ def test_every_json_output_is_strict_json(tmp_path, command):
     res = runner.invoke(app, [*args, "--format", "json"])
     assert res.exit_code in (0, 1), res.output  # compare exits 1 when the runs differ
     assert isinstance(strict(res.stdout), dict)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_compare_json_and_csv_give_the_verdict_line_on_stderr(tmp_path, fmt):
+    a, b = toy_run(tmp_path / "a"), toy_run(tmp_path / "b", sides=12)
+    res = runner.invoke(app, ["compare", a, b, "--show", "1", "--format", fmt])
+    assert res.exit_code == 1, res.output
+    assert "CHANGED:" in res.stderr and "paired games changed winner" in res.stderr
+    assert "more changed games (--show to list more)" in res.stderr
+    assert "changed winner" not in res.stdout and "--show" not in res.stdout
+    if fmt == "json":
+        assert len(strict(res.stdout)["changed_games"]) == 1

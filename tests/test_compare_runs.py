@@ -49,6 +49,18 @@ def test_changed_knob_is_flagged_with_exit_1_and_replay_commands(tmp_path):
     assert result.verdict.rows[0].estimate < 0  # a bigger die dilutes the loaded bonus
 
 
+def test_changed_games_replay_commands_in_a_table_80_columns_wide_are_printed_whole(tmp_path, monkeypatch):
+    from pipelines import cli
+
+    monkeypatch.setattr(cli.out_console, "_width", 80)
+    a, b = run(tmp_path, "a"), run(tmp_path, "b-with-a-name-long-enough-to-make-the-replay-command-wide", sides=12)
+    res = runner.invoke(app, ["compare", a, b, "--show", "3"])
+    assert res.exit_code == 1, res.output
+    commands = [r["replay"] for r in compare_runs(a, b).changed[:3]]
+    assert all(len(c) > 80 for c in commands)
+    assert all(any(line.endswith(c) for line in res.stdout.splitlines()) for c in commands), res.stdout
+
+
 def test_compare_notes_other_physics_and_package_versions(tmp_path):
     a, b = run(tmp_path, "a", games=40), run(tmp_path, "b", games=40)
     assert not match_runs(a, b).notes
@@ -104,6 +116,13 @@ def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, wo
     a = run(tmp_path, "a", games=20)
     b = run(tmp_path, "b", **{"games": 20, **other})
     one_line_error(runner.invoke(app, ["compare", a, b]), word)
+
+
+def test_the_same_run_given_twice_is_refused(tmp_path):
+    a = run(tmp_path, "a", games=20)
+    for twice in (a, a + "/", os.path.relpath(a)):
+        one_line_error(runner.invoke(app, ["compare", a, twice]), "is given twice",
+                       "a run compared with itself shows no change")
 
 
 def test_bad_alpha_is_a_one_line_error(tmp_path):

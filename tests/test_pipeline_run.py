@@ -187,6 +187,22 @@ def polar(games=30, shard_size=7, seed=5):
                       games=games, seed=seed, shard_size=shard_size)
 
 
+def test_replay_commands_in_a_table_80_columns_wide_are_printed_whole(tmp_path, monkeypatch):
+    from pipelines import cli
+
+    monkeypatch.setattr(cli.out_console, "_width", 80)
+    out = tmp_path / "a-folder-whose-name-makes-every-replay-command-wider-than-eighty-columns"
+    res = run_experiment(polar(games=6, shard_size=6), str(out), workers=0)
+    as_json = runner.invoke(app, ["analyze", res.uri, "--table", "end_reasons", "--format", "json"])
+    commands = [r["replay"] for r in json.loads(as_json.stdout)["end_reasons"]]
+    assert commands and all(len(c) > 80 for c in commands)
+    shown = runner.invoke(app, ["analyze", res.uri, "--table", "end_reasons"])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    assert all(any(line.endswith(c) for line in lines) for c in commands), shown.stdout
+    assert all(len(line) <= 80 for line in lines if "polsim replay" not in line), shown.stdout
+
+
 def test_polar_results_do_not_depend_on_shard_size(tmp_path):
     a = run_experiment(polar(shard_size=7), str(tmp_path / "a"), workers=0)
     b = run_experiment(polar(shard_size=30), str(tmp_path / "b"), workers=0)

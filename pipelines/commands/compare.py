@@ -26,17 +26,18 @@ def check_show(show: int) -> None:
 
 def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console,
                   extra: dict[str, list[dict]] | None = None) -> None:
-    """The verdict table, the changed games (at most ``show``), ``extra`` tables and the one-line verdict."""
+    """The verdict table, the changed games (at most ``show``), ``extra`` tables and the one-line verdict
+    (on ``err`` with JSON and CSV, whose stdout holds only the tables)."""
     for note in verdict.notes:
         err.print(f"note: {note}", highlight=False, soft_wrap=True)
     shown = changed[: max(show, 0)]
     print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
-    if fmt is Format.table:
-        if len(changed) > len(shown):
-            out.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
-        word = "[bold red]CHANGED[/]" if verdict.significant else "[bold green]no significant change[/]"
-        out.print(f"{word}: {verdict.changed} of {verdict.n} paired games changed winner; "
-                  f"family-wise α = {verdict.alpha} (Holm)", soft_wrap=True)
+    say = out if fmt is Format.table else err
+    if len(changed) > len(shown):
+        say.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
+    word = "[bold red]CHANGED[/]" if verdict.significant else "[bold green]no significant change[/]"
+    say.print(f"{word}: {verdict.changed} of {verdict.n} paired games changed winner; "
+              f"family-wise α = {verdict.alpha} (Holm)", soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,7 @@ def register(app: typer.Typer) -> None:
         png: Annotated[Optional[str], typer.Option("--png", help="Write a still image of one turn (see --turn).")] = None,
         turn: Annotated[Optional[int], typer.Option("--turn", help="Turn drawn by --png (default: the last).")] = None,
     ) -> None:
-        """Re-simulate one game from its run's spec and seed, check it equals the stored row, and show it.
+        """Re-simulate one game from its run's spec and seed, check it equals the stored row, and show it (exit 0 reproduced, 1 differs, 2 bad input).
 
         Example: polsim replay runs/polar-polar-9-1a2b3c4d5e --game 17 --out game17.html --png game17.png --turn 30
         """

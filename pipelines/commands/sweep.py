@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         strategies: Annotated[Optional[str], typer.Option(
             "--strategies", "-s", help="Two strategies A,B (each plays each seat in half the games); default: the game's.")] = None,
         games: cli.MaybeGamesOpt = None,
-        seed: cli.SeedOpt = 0,
+        seed: cli.CellSeedOpt = 0,
         out: cli.OutOpt = "runs",
         run_id: cli.RunIdOpt = None,
         resume: cli.ResumeOpt = False,
@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play every combination of --set values on the same seeds; balance table per cell, most balanced named.
 
-        Example: polsim sweep --game polarity --variant standard --set foundations=3,5,7 --set red_sudden_death=true,false --games 2000
+        Example: polsim sweep --game polarity --set stack_size=8 --set foundations=3,5,7 --set red_sudden_death=true,false --games 200
         """
         from pipelines.sweep import sweep_experiment, sweep_report
 

@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
         sets: cli.SetOpt = [],
         games: Annotated[Optional[int], typer.Option(
             "--games", "-n", help="Games per pairing (each strategy plays each seat in half); default: the game's.")] = None,
-        seed: cli.SeedOpt = 0,
+        seed: cli.PairingSeedOpt = 0,
         out: cli.OutOpt = "runs",
         run_id: cli.RunIdOpt = None,
         resume: cli.ResumeOpt = False,
