@@ -26,7 +26,9 @@ def _flags_show_no_value_type() -> None:
     (``--quiet true`` fails); a flag gets none, as in click's plain help."""
     from typer.core import TyperOption
 
-    value_type = TyperOption.display_type_rich
+    value_type = getattr(TyperOption, "display_type_rich", None)
+    if value_type is None:  # another typer: its help as it comes (test_help_shows_no_value_for_flags says)
+        return
 
     def display_type_rich(self, ctx):
         return None if self.is_flag else value_type(self, ctx)
