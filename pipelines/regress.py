@@ -43,7 +43,8 @@ from pipelines import manifest as mf
 from pipelines.dataset import open_runs
 from pipelines.compare import Verdict, changed_games, match_runs, verdict
 from pipelines.executors import make_executor
-from pipelines.runner import Interrupted, check_run_id, prepare_run, shard_tasks, stop_on_signals
+from pipelines.interrupts import Interrupted, stop_on_signals
+from pipelines.runner import check_run_id, prepare_run, shard_tasks
 from pipelines.spec import Cell, Experiment, validate
 from pipelines.stats.sprt import RegressionConfig, RegressionSPRT, difference_counts
 from pipelines.storage import locate

@@ -21,9 +21,7 @@ game's play call), ``seconds_writing`` (Parquet) and ``seconds_tasks``.
 
 from __future__ import annotations
 
-import signal
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -31,14 +29,11 @@ from pyarrow.fs import FileSelector, FileType
 
 from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
+from pipelines.interrupts import Interrupted, stop_on_signals
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, list_shards, locate
 from rules.base import UsageError
 from workers.shard import ShardSummary, package_version
-
-
-class Interrupted(Exception):
-    """The driver was asked to stop (SIGINT or SIGTERM)."""
 
 
 @dataclass
@@ -67,26 +62,6 @@ class RunResult:
 
 
 Progress = Callable[[int], None]
-
-
-@contextmanager
-def stop_on_signals():
-    """Turn SIGTERM (and SIGINT) into ``Interrupted`` while a run is driven."""
-
-    def handler(signum, frame):
-        raise Interrupted(signal.Signals(signum).name)
-
-    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        for s in old:
-            signal.signal(s, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        old = {}
-    try:
-        yield
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
 
 
 def shard_tasks(exp: Experiment, run_id: str, run_uri: str, shards: list[tuple[int, int, int]]) -> list[tuple]:

@@ -12,7 +12,10 @@ import time
 
 import pyarrow.parquet as pq
 import pytest
+from typer.testing import CliRunner
 
+import tests.toygame  # noqa: F401  registers "toy" for the in-process runs
+from pipelines.cli import app
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment
 
@@ -91,3 +94,50 @@ def test_interrupted_driver_keeps_whole_shards_and_resume_equals_full_run(toy_en
     assert json.loads((out / "r" / "manifest.json").read_text())["status"] == "complete"
     full = run_experiment(sleepy(games=40), str(tmp_path / "full"), run_id="r", workers=0)
     assert content(out / "r").equals(content(full.uri))
+
+
+# -- a stop request in the middle of a shard played in-process (--workers 0) ------------------
+def simulate_in_process(out, *extra, strategies="signal:at=9,fair"):
+    return CliRunner().invoke(app, ["simulate", "--game", "toy", "--strategies", strategies, "--games", "20",
+                                    "--seed", "9", "--shard-size", "4", "--out", str(out), "--run-id", "r",
+                                    "--workers", "0", "--quiet", *extra])
+
+
+def statuses(run_dir):
+    return pq.ParquetDataset(os.path.join(run_dir, "games")).read()["status"].to_pylist()
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_during_an_in_process_game_stops_the_run_instead_of_failing_the_game(tmp_path, monkeypatch, name):
+    monkeypatch.setenv("POLSIM_TOY_SIGNAL", name)
+    res = simulate_in_process(tmp_path)
+    assert res.exit_code == 130, res.output
+    assert "r interrupted: 8/20 games kept; finish it with the same command and --resume" in res.output
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["games_done"], manifest["games_failed"]) == ("incomplete", 8, 0)
+    assert sorted(p.name for p in (tmp_path / "r" / "games").iterdir()) == ["shard-00000.parquet", "shard-00001.parquet"]
+    assert set(statuses(tmp_path / "r")) == {"ok"}  # game 9 was stopped, not recorded as a failure
+    monkeypatch.delenv("POLSIM_TOY_SIGNAL")
+    resumed = simulate_in_process(tmp_path, "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    assert statuses(tmp_path / "r") == ["ok"] * 20
+
+
+def test_a_stop_request_passes_through_polaritys_failure_recording():
+    """Polarity records a failing game as an error row; a stop request is no failure."""
+    from pipelines.runner import Interrupted
+    from rules.polarity import records
+
+    class StoppedGame:
+        def __init__(self, spec, sim):
+            self.turn, self.red_orientation, self.rows = 0, 0, []
+
+        def play(self):
+            raise Interrupted("SIGTERM")
+
+    import rules.polarity.engine as engine
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(engine, "Game", StoppedGame)
+        with pytest.raises(Interrupted):
+            records.play_one(type("Spec", (), {"index": 0})())

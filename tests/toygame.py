@@ -3,12 +3,15 @@
 Registered as ``toy`` by the tests that import it (never by the package), so
 the pipeline can be tested without depending on a real game's speed. The
 ``crash`` strategy raises on every ``every``-th game index, to check failure
-isolation.
+isolation. The ``signal`` strategy plays fair but, on game ``at``, sends its
+own process the signal named by ``POLSIM_TOY_SIGNAL`` (when set): a stop
+request arriving in the middle of a shard played in-process.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pyarrow as pa
@@ -35,6 +38,10 @@ class Crash(StrategyParams):
     every: int = Field(3, ge=1)
 
 
+class Signal(StrategyParams):
+    at: int = Field(0, ge=0)
+
+
 class Sleepy(StrategyParams):
     ms: float = Field(20.0, ge=0)
 
@@ -44,6 +51,8 @@ def _roll(spec: GameSpec, seat: int, rnd: int) -> int:
     params = dict(strat.params)
     if strat.name == "crash" and spec.index % int(params.get("every", 3)) == 0:
         raise RuntimeError(f"crash strategy failed on game {spec.index}")
+    if strat.name == "signal" and spec.index == int(params.get("at", 0)) and os.environ.get("POLSIM_TOY_SIGNAL"):
+        os.kill(os.getpid(), getattr(signal, os.environ["POLSIM_TOY_SIGNAL"]))
     if strat.name == "sleepy":
         if os.environ.get("POLSIM_TOY_PIDFILE"):
             with open(os.environ["POLSIM_TOY_PIDFILE"], "a") as f:
@@ -83,6 +92,7 @@ TOY = register_game(GameDef(
         "loaded": StrategyDef("loaded", "adds a bonus", Loaded, lambda p: None),
         "crash": StrategyDef("crash", "raises on some games", Crash, lambda p: None),
         "sleepy": StrategyDef("sleepy", "fair, but takes ms per game", Sleepy, lambda p: None),
+        "signal": StrategyDef("signal", "fair, but signals its own process on game `at`", Signal, lambda p: None),
     },
     play_batch=play_batch,
 ))

@@ -1,0 +1,65 @@
+"""Stop requests: SIGINT and SIGTERM become ``Interrupted`` while a run is driven.
+
+``Interrupted`` is a ``BaseException``, like ``KeyboardInterrupt``: the
+``except Exception`` that records a failing game as ``status='error'`` (or
+replays a batch game by game) must never swallow a stop request, or the
+stopped game would be kept as a failure and ``--resume`` would never play it.
+
+``stop_on_signals()`` installs the handler for a span of the driver and
+yields its ``Stop``. The first signal raises ``Interrupted``; a later one,
+or any signal after ``Stop.wind_down()``, is only recorded, so the closing
+steps (stopping Ray, writing the manifest) always run to the end. Whoever
+drives the run reads ``Stop.requested`` afterwards.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """The driver was asked to stop (SIGINT or SIGTERM)."""
+
+
+class Stop:
+    """What the signal handler saw: the first signal's name, and whether it may still raise."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self._may_raise = True
+
+    @property
+    def requested(self) -> bool:
+        return self.signal is not None
+
+    def wind_down(self) -> None:
+        """From now on signals are recorded, never raised."""
+        self._may_raise = False
+
+    def handle(self, signum: int, frame: object) -> None:
+        if self.signal is None:
+            self.signal = signal.Signals(signum).name
+        if self._may_raise:
+            self._may_raise = False  # one Interrupted per run: the rest is the run stopping
+            raise Interrupted(self.signal)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[Stop]:
+    """Turn SIGINT and SIGTERM into ``Interrupted`` (see the module docstring)."""
+    stop = Stop()
+    old = {s: signal.getsignal(s) for s in SIGNALS}
+    try:
+        for s in old:
+            signal.signal(s, stop.handle)
+    except ValueError:  # not the main thread: leave signals alone
+        old = {}
+    try:
+        yield stop
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
