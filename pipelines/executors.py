@@ -10,7 +10,11 @@
   debugging, replays and small tests (``--workers 0``).
 
 ``close`` stops an embedded Ray; its autoscaler monitor is killed first,
-which saves the second ``ray.shutdown()`` would wait for it in vain.
+which saves the second ``ray.shutdown()`` would wait for it in vain. A start
+that fails or is interrupted stops whatever it had started. ``ray.init``
+would install its own SIGTERM handler (``sys.exit``): the driver's handler
+(``interrupts.stop_on_signals``) is kept instead, so a SIGTERM while Ray
+starts is a stop request like any other.
 
 Both yield ``ShardSummary`` objects as shards finish. ``warm_up`` readies
 every worker before the first shard (imports, numba cache loads), so a run's
@@ -22,7 +26,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -55,6 +61,29 @@ class InProcessExecutor:
         pass
 
 
+@contextmanager
+def _driver_keeps_sigterm(ray) -> Iterator[None]:
+    """While ``ray.init`` runs, keep the driver's own SIGTERM handler, if it has
+    one: Ray's (``sys.exit(15)``, installed first thing) would end the driver
+    with no message and the manifest ``running``. Uses Ray's private helper; if
+    Ray moved it, Ray's handler is only replaced once ``ray.init`` returns."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
+    if not callable(previous):  # no handler of the driver's own: Ray's is welcome
+        yield
+        return
+    utils = getattr(getattr(ray, "_private", None), "utils", None)
+    original = getattr(utils, "set_sigterm_handler", None)
+    if original is not None:
+        utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    finally:
+        if original is not None:
+            utils.set_sigterm_handler = original
+        signal.signal(signal.SIGTERM, previous)
+
+
 class RayExecutor:
     def __init__(self, workers: int | None, address: str | None = None, in_flight_per_cpu: int = 3):
         t0 = time.perf_counter()
@@ -64,18 +93,27 @@ class RayExecutor:
         self._ray = ray
         self._started_here = not ray.is_initialized()
         self._local = not address
-        if self._started_here:
-            kwargs = dict(
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level=logging.ERROR,
-                configure_logging=True,
-            )
-            if address:
-                ray.init(address=address, **kwargs)
-            else:  # "local": a fresh Ray, never one someone else started here
-                ray.init(address="local", num_cpus=workers or os.cpu_count(), _system_config=LOCAL_RAY_CONFIG, **kwargs)
-        self.workers = int(ray.cluster_resources().get("CPU", 1))
+        try:
+            if self._started_here:
+                kwargs = dict(
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.ERROR,
+                    configure_logging=True,
+                )
+                with _driver_keeps_sigterm(ray):
+                    if address:
+                        ray.init(address=address, **kwargs)
+                    else:  # "local": a fresh Ray, never one someone else started here
+                        ray.init(address="local", num_cpus=workers or os.cpu_count(),
+                                 _system_config=LOCAL_RAY_CONFIG, **kwargs)
+            self.workers = int(ray.cluster_resources().get("CPU", 1))
+        except BaseException:  # failed or interrupted: stop what was started
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - the start's own error is the one to report
+                pass
+            raise
         self._limit = max(2, in_flight_per_cpu * self.workers)
         self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)
         self.seconds_ray_start = time.perf_counter() - t0

@@ -6,8 +6,10 @@ Steps of ``run_experiment``:
    ``overwrite``; on resume, the stored spec must be the same experiment;
 3. write the manifest (``running``) and list the shards already done;
 4. hand the remaining shards to the executor, counting games as they finish;
-5. write the manifest ``complete`` — or ``incomplete`` if interrupted, so
-   ``--resume`` can finish it. Only whole shards are ever on disk.
+5. write the manifest ``complete`` — or ``incomplete`` if interrupted before
+   every shard was on disk, so ``--resume`` can finish it. Only whole shards
+   are ever on disk. A signal at any moment from the executor's start (Ray's
+   start included) to this last write stops the run this way.
 
 The driver never holds results: workers write their own shards and send back
 a few numbers.
@@ -30,6 +32,7 @@ from pyarrow.fs import FileSelector, FileType
 from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
 from pipelines.interrupts import Interrupted, stop_on_signals
+from pipelines.kept import finished_shards
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, list_shards, locate
 from rules.base import UsageError
@@ -57,7 +60,7 @@ class RunResult:
     seconds_shutdown: float = 0.0  # stopping an embedded Ray
     worker_warm_up_cpu: list[float] = field(default_factory=list)
     workers: int = 1
-    status: str = "running"
+    status: str = "running"  # then "complete", or "interrupted" (SIGINT/SIGTERM): see the manifest for what is on disk
     summaries: list[ShardSummary] = field(default_factory=list)
 
 
@@ -125,6 +128,28 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     return run, manifest, list_shards(run.child("games"))
 
 
+def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float) -> None:
+    """Step 4: warm the workers up, then count each shard as it comes back."""
+    if tasks:
+        t_warm = time.perf_counter()
+        result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
+        result.seconds_warm_up = time.perf_counter() - t_warm
+    t_games = time.perf_counter()
+    result.seconds_startup = t_games - t_start
+    for summary in executor.run(tasks):
+        result.games_done += summary.games
+        result.games_failed += summary.failed
+        result.seconds_playing += summary.seconds_playing
+        result.seconds_writing += summary.seconds_writing
+        result.seconds_tasks += summary.seconds_total
+        result.cpu_playing += summary.cpu_playing
+        result.cpu_tasks += summary.cpu_total
+        result.summaries.append(summary)
+        if on_progress:
+            on_progress(summary.games)
+    result.seconds_games = time.perf_counter() - t_games
+
+
 def run_experiment(
     exp: Experiment,
     out: str,
@@ -136,6 +161,9 @@ def run_experiment(
     address: str | None = None,
     on_progress: Progress | None = None,
 ) -> RunResult:
+    """Steps 1–5 of the module docstring. From before the executor starts to
+    after the last manifest write, SIGINT and SIGTERM stop the run the same
+    way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
     run, manifest, done = prepare_run(exp, out, run_id, resume, overwrite, address)
     result = RunResult(manifest["run_id"], run.uri, exp.total_games)
@@ -147,44 +175,32 @@ def run_experiment(
         on_progress(skipped)
     tasks = shard_tasks(exp, result.run_id, run.uri, todo)
     executor = None
-    try:
-        t_start = time.perf_counter()
-        executor = make_executor(workers, address)  # Ray installs its own handlers: ours go after
-        result.seconds_ray_start = executor.seconds_ray_start
-        result.workers = executor.workers
-        with stop_on_signals():
-            if tasks:
-                t_warm = time.perf_counter()
-                result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
-                result.seconds_warm_up = time.perf_counter() - t_warm
-            t_games = time.perf_counter()
-            result.seconds_startup = t_games - t_start
-            for summary in executor.run(tasks):
-                result.games_done += summary.games
-                result.games_failed += summary.failed
-                result.seconds_playing += summary.seconds_playing
-                result.seconds_writing += summary.seconds_writing
-                result.seconds_tasks += summary.seconds_total
-                result.cpu_playing += summary.cpu_playing
-                result.cpu_tasks += summary.cpu_total
-                result.summaries.append(summary)
-                if on_progress:
-                    on_progress(summary.games)
-            result.seconds_games = time.perf_counter() - t_games
-        result.status = "complete"
-    except (Interrupted, KeyboardInterrupt):
-        result.status = "incomplete"
-    finally:
-        if executor is not None:
-            t_close = time.perf_counter()
-            executor.close()
-            result.seconds_shutdown = time.perf_counter() - t_close
-        result.seconds = time.perf_counter() - t0
-        manifest.update(
-            status=result.status if result.status == "complete" else "incomplete",
-            games_done=result.games_done,
-            games_failed=result.games_failed,
-            seconds=round(result.seconds, 3),
-        )
-        mf.save(run, manifest)
+    with stop_on_signals() as stop:
+        try:
+            t_start = time.perf_counter()
+            executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
+            result.seconds_ray_start = executor.seconds_ray_start
+            result.workers = executor.workers
+            _play(executor, tasks, result, on_progress, t_start)
+            result.status = "complete"
+            stop.wind_down()
+        except Interrupted:
+            pass
+        finally:
+            stop.wind_down()  # from here on a signal is recorded: stopping Ray and the manifest always finish
+            if executor is not None:
+                t_close = time.perf_counter()
+                executor.close()
+                result.seconds_shutdown = time.perf_counter() - t_close
+            every_shard = result.status == "complete" or finished_shards(run, exp) == {n for n, _, _ in exp.shards()}
+            if stop.requested:
+                result.status = "interrupted"
+            result.seconds = time.perf_counter() - t0
+            manifest.update(
+                status="complete" if every_shard else "incomplete",
+                games_done=result.games_done,
+                games_failed=result.games_failed,
+                seconds=round(result.seconds, 3),
+            )
+            mf.save(run, manifest)
     return result

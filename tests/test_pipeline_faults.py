@@ -103,6 +103,11 @@ def simulate_in_process(out, *extra, strategies="signal:at=9,fair"):
                                     "--workers", "0", "--quiet", *extra])
 
 
+def flat(text):
+    """Console output as one line (the console wraps long messages)."""
+    return " ".join(text.split())
+
+
 def statuses(run_dir):
     return pq.ParquetDataset(os.path.join(run_dir, "games")).read()["status"].to_pylist()
 
@@ -112,7 +117,7 @@ def test_a_signal_during_an_in_process_game_stops_the_run_instead_of_failing_the
     monkeypatch.setenv("POLSIM_TOY_SIGNAL", name)
     res = simulate_in_process(tmp_path)
     assert res.exit_code == 130, res.output
-    assert "r interrupted: 8/20 games kept; finish it with the same command and --resume" in res.output
+    assert "r interrupted: 8/20 games kept; finish it with the same command and --resume" in flat(res.output)
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert (manifest["status"], manifest["games_done"], manifest["games_failed"]) == ("incomplete", 8, 0)
     assert sorted(p.name for p in (tmp_path / "r" / "games").iterdir()) == ["shard-00000.parquet", "shard-00001.parquet"]
@@ -141,3 +146,58 @@ def test_a_stop_request_passes_through_polaritys_failure_recording():
         mp.setattr(engine, "Game", StoppedGame)
         with pytest.raises(Interrupted):
             records.play_one(type("Spec", (), {"index": 0})())
+
+
+class SignalledExecutor:
+    """Plays in-process, and sends its own process a signal when it closes."""
+
+    def __init__(self, when, name):
+        from pipelines.executors import InProcessExecutor
+
+        self.inner, self.when, self.name = InProcessExecutor(), when, name
+        self.workers, self.seconds_ray_start = 1, 0.0
+
+    def warm_up(self, exp_json):
+        return self.inner.warm_up(exp_json)
+
+    def run(self, tasks):
+        return self.inner.run(tasks)
+
+    def close(self):
+        if self.when == "close":
+            os.kill(os.getpid(), getattr(signal, self.name))
+            os.kill(os.getpid(), getattr(signal, self.name))  # a second one while stopping changes nothing
+
+
+def test_a_signal_while_the_executor_stops_still_saves_the_manifest_and_exits_130(tmp_path, monkeypatch):
+    """Every shard is on disk, so the manifest says complete; the run was still interrupted."""
+    import pipelines.runner
+
+    monkeypatch.setattr(pipelines.runner, "make_executor", lambda workers, address: SignalledExecutor("close", "SIGINT"))
+    res = simulate_in_process(tmp_path, strategies="fair,loaded")
+    assert res.exit_code == 130, res.output
+    assert "r interrupted: 20/20 games kept; finish it with the same command and --resume" in flat(res.output)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["games_done"]) == ("complete", 20)
+
+
+def children(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_sigterm_while_ray_starts_stops_the_run_with_exit_130_and_leaves_no_ray_process(toy_env, tmp_path):
+    """Ray's own SIGTERM handler (sys.exit(15), installed by ray.init) must not
+    end the driver with no message and the manifest 'running'."""
+    out = tmp_path / "out"
+    proc = subprocess.Popen([POLSIM, "simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "8",
+                             "--out", str(out), "--run-id", "r", "--workers", "1", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = []
+    assert wait_for(lambda: started.extend(children(proc.pid)) or started, timeout=60)  # ray.init runs its first process
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "r interrupted: 0/8 games kept; finish it with the same command and --resume" in flat(err)
+    assert json.loads((out / "r" / "manifest.json").read_text())["status"] == "incomplete"
+    assert wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in started), timeout=30)
