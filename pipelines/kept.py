@@ -1,15 +1,59 @@
-"""What a run keeps on disk: its finished shards.
+"""What a run keeps on disk: its finished shards, their games, their failed games.
 
 The shard files are the truth about a run (a shard is finished when its
-``games`` file exists).
+``games`` file exists). The driver counts from them, not only from what its
+workers reported: a resumed run adds the failures of the shards it skips,
+and an interrupted run counts the shards actually on disk — a task in flight
+may finish after the driver stopped listening — so the manifest, the exit
+code and the message agree with the disk.
+
+Listing the ``games`` folder is cheap; failures are read only for shards
+whose count the driver does not have yet (one scan of their ``status``
+column, keeping only the failed rows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+
 from pipelines.spec import Experiment
-from pipelines.storage import Location, list_shards
+from pipelines.storage import SHARD_NAME, Location, list_shards
 
 
 def finished_shards(run: Location, exp: Experiment) -> set[int]:
     """The numbers of the shards of ``exp`` whose ``games`` file is in ``run``."""
     return list_shards(run.child("games")) & {number for number, _, _ in exp.shards()}
+
+
+def failed_games(run: Location, exp: Experiment, shards: Iterable[int]) -> dict[int, int]:
+    """Failed games (``status`` not ``ok``) in each of ``shards``, read from their ``games`` files."""
+    shards = sorted(set(shards))
+    counts = dict.fromkeys(shards, 0)
+    if not shards:
+        return counts
+    games = run.child("games")
+    paths = [games.child(SHARD_NAME.format(n)).path for n in shards]
+    schema = pa.schema([("game_index", pa.int64()), ("status", pa.string())])
+    dataset = ds.dataset(paths, schema=schema, format="parquet", filesystem=games.fs)
+    status = ds.field("status")
+    failed = dataset.to_table(columns=["game_index"], filter=(status != "ok") | status.is_null())
+    numbers, per_shard = pc.value_counts(pc.divide(failed["game_index"], exp.shard_size)).flatten()
+    for number, count in zip(numbers.to_pylist(), per_shard.to_pylist()):
+        counts[number] = count
+    return counts
+
+
+def games_in(exp: Experiment, shards: Iterable[int]) -> int:
+    """How many games ``shards`` of ``exp`` hold."""
+    sizes = {number: count for number, _, count in exp.shards()}
+    return sum(sizes[n] for n in shards)
+
+
+def tally(exp: Experiment, shards: Iterable[int], failed: Mapping[int, int]) -> tuple[int, int]:
+    """(games, failed games) in ``shards``."""
+    shards = list(shards)
+    return games_in(exp, shards), sum(failed[n] for n in shards)

@@ -263,12 +263,14 @@ def regress(
     config = config or RegressConfig()
     cand, run_id = _plan(baseline, out, overrides or {}, shard_size, run_id)
     notes = [golden_check(cand.game)]
-    run, manifest, done = prepare_run(cand, out, run_id, resume, overwrite, address)
+    prepared = prepare_run(cand, out, run_id, resume, overwrite, address)
+    run, manifest, done = prepared.run, prepared.manifest, prepared.done
     max_games = min(config.max_games or cand.total_games, cand.total_games)
     already, batches = seed_order_batches(cand, done, config.batch_games, max_games)
     sprt = config.sprt()
     result = RegressResult(run_id, run.uri, "undecided", 0, already, 0, (sprt.up.lower, sprt.up.upper), notes=notes)
-    failed = _play_and_look(result, sprt, cand, baseline, batches, workers, address, on_look)
+    failed = sum(prepared.failed.values())  # a resumed run's earlier failures count too
+    failed += _play_and_look(result, sprt, cand, baseline, batches, workers, address, on_look)
     _conclude(result, sprt, baseline, config.alpha)
     result.status = "complete" if result.games_played >= cand.total_games else "incomplete"
     result.seconds = time.perf_counter() - t0

@@ -4,12 +4,14 @@ Steps of ``run_experiment``:
 1. validate the experiment (names, knobs, parameters) — nothing written yet;
 2. resolve the run folder; refuse an existing run unless ``resume`` or
    ``overwrite``; on resume, the stored spec must be the same experiment;
-3. write the manifest (``running``) and list the shards already done;
+3. write the manifest (``running``) and list the shards already done, with
+   their failed games (``kept``);
 4. hand the remaining shards to the executor, counting games as they finish;
 5. write the manifest ``complete`` — or ``incomplete`` if interrupted before
    every shard was on disk, so ``--resume`` can finish it. Only whole shards
    are ever on disk. A signal at any moment from the executor's start (Ray's
-   start included) to this last write stops the run this way.
+   start included) to this last write stops the run this way. A stopped
+   run's counts are those of the shards on disk at the end.
 
 The driver never holds results: workers write their own shards and send back
 a few numbers.
@@ -32,9 +34,9 @@ from pyarrow.fs import FileSelector, FileType
 from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
 from pipelines.interrupts import Interrupted, stop_on_signals
-from pipelines.kept import finished_shards
+from pipelines.kept import failed_games, finished_shards, tally
 from pipelines.spec import Experiment, validate
-from pipelines.storage import Location, check_writable, delete_dir, exists, list_shards, locate
+from pipelines.storage import Location, check_writable, delete_dir, exists, locate
 from rules.base import UsageError
 from workers.shard import ShardSummary, package_version
 
@@ -80,11 +82,23 @@ def check_run_id(run_id: str) -> None:
                          "surrounding spaces, other than '.' and '..'")
 
 
+@dataclass
+class Prepared:
+    """A run folder ready to play: its manifest (written, ``running``), the
+    experiment, and what is already on disk (a resumed run)."""
+
+    run: Location
+    manifest: dict
+    exp: Experiment
+    done: set[int]  # finished shards
+    failed: dict[int, int]  # failed games in each finished shard
+
+
 def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool,
-                address: str | None = None) -> tuple[Location, dict, set[int]]:
+                address: str | None = None) -> Prepared:
     """Steps 1–3: a validated run folder with its manifest and the shards already done.
-    Everything is checked (spec, Ray address, --out, run id, an existing run) before
-    anything is written."""
+    Everything is checked (spec, Ray address, --out, run id, an existing run, the
+    finished shards' tables) before anything is written."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite exclude each other; choose one")
     game = validate(exp)
@@ -100,36 +114,45 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
         raise UsageError(f"cannot write to --out {out}: {reason}; {fix}") from None
     run_id = run_id or exp.default_run_id()
     run = root.child(run_id)
+    stored = _existing_run(run, run_id, out, exp, resume, overwrite)
+    done = finished_shards(run, exp) if stored else set()
+    failed = failed_games(run, exp, done)  # a resumed run's failures so far are in its tables
+    manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
+    if stored:
+        manifest["created"] = stored["created"]
+    if overwrite:
+        delete_dir(run)
+    mf.save(run, manifest)
+    return Prepared(run, manifest, exp, done, failed)
+
+
+def _existing_run(run: Location, run_id: str, out: str, exp: Experiment, resume: bool, overwrite: bool) -> dict | None:
+    """What is at ``run`` already: the stored manifest of a run to resume, else
+    None; a folder that may not be used (or replaced) is a ``UsageError``."""
     kind = run.fs.get_file_info(run.path).type
     if kind == FileType.File:
         raise UsageError(f"{run.uri} is a file, not a run folder; pass another --run-id or --out")
     if exists(run.child(mf.MANIFEST)) or exists(run.child("games")):
         if overwrite:
-            delete_dir(run)
-        elif resume:
-            stored = mf.load(run)
-            if mf.experiment_of(stored).identity() != exp.identity():
-                raise UsageError(f"run {run_id} was made with a different spec; use --overwrite or another --run-id")
-            if mf.experiment_of(stored).shard_size != exp.shard_size:
-                raise UsageError(
-                    f"run {run_id} used --shard-size {mf.experiment_of(stored).shard_size}; resume with the same"
-                )
-        else:
+            return None
+        if not resume:
             raise UsageError(f"run {run_id} already exists in {out}; pass --resume to finish it or --overwrite to replace it")
-    elif kind == FileType.Directory and run.fs.get_file_info(FileSelector(run.path)):
-        if not overwrite:
-            raise UsageError(f"{run.uri} exists and is not a polsim run (no {mf.MANIFEST}); "
-                             "pass another --run-id, or --overwrite to replace the folder")
-        delete_dir(run)
-    manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
-    if resume and exists(run.child(mf.MANIFEST)):
-        manifest["created"] = mf.load(run)["created"]
-    mf.save(run, manifest)
-    return run, manifest, list_shards(run.child("games"))
+        stored = mf.load(run)
+        if mf.experiment_of(stored).identity() != exp.identity():
+            raise UsageError(f"run {run_id} was made with a different spec; use --overwrite or another --run-id")
+        if mf.experiment_of(stored).shard_size != exp.shard_size:
+            raise UsageError(f"run {run_id} used --shard-size {mf.experiment_of(stored).shard_size}; resume with the same")
+        return stored
+    if kind == FileType.Directory and run.fs.get_file_info(FileSelector(run.path)) and not overwrite:
+        raise UsageError(f"{run.uri} exists and is not a polsim run (no {mf.MANIFEST}); "
+                         "pass another --run-id, or --overwrite to replace the folder")
+    return None
 
 
-def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float) -> None:
-    """Step 4: warm the workers up, then count each shard as it comes back."""
+def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float,
+          failed: dict[int, int]) -> None:
+    """Step 4: warm the workers up, then count each shard as it comes back
+    (its failed games into ``failed``, by shard)."""
     if tasks:
         t_warm = time.perf_counter()
         result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
@@ -139,6 +162,7 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
     for summary in executor.run(tasks):
         result.games_done += summary.games
         result.games_failed += summary.failed
+        failed[summary.shard] = summary.failed
         result.seconds_playing += summary.seconds_playing
         result.seconds_writing += summary.seconds_writing
         result.seconds_tasks += summary.seconds_total
@@ -165,23 +189,23 @@ def run_experiment(
     after the last manifest write, SIGINT and SIGTERM stop the run the same
     way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
-    run, manifest, done = prepare_run(exp, out, run_id, resume, overwrite, address)
+    prepared = prepare_run(exp, out, run_id, resume, overwrite, address)
+    run, manifest, done, failed = prepared.run, prepared.manifest, prepared.done, prepared.failed
     result = RunResult(manifest["run_id"], run.uri, exp.total_games)
     todo = [s for s in exp.shards() if s[0] not in done]
-    skipped = sum(count for number, _, count in exp.shards() if number in done)
-    result.shards_skipped = len(exp.shards()) - len(todo)
-    result.games_done = skipped
-    if on_progress:  # everything is checked: the progress display may start
-        on_progress(skipped)
+    result.shards_skipped = len(done)
+    result.games_done, result.games_failed = tally(exp, done, failed)
     tasks = shard_tasks(exp, result.run_id, run.uri, todo)
     executor = None
     with stop_on_signals() as stop:
         try:
+            if on_progress:  # everything is checked: the progress display may start
+                on_progress(result.games_done)
             t_start = time.perf_counter()
             executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
             result.seconds_ray_start = executor.seconds_ray_start
             result.workers = executor.workers
-            _play(executor, tasks, result, on_progress, t_start)
+            _play(executor, tasks, result, on_progress, t_start, failed)
             result.status = "complete"
             stop.wind_down()
         except Interrupted:
@@ -192,7 +216,11 @@ def run_experiment(
                 t_close = time.perf_counter()
                 executor.close()
                 result.seconds_shutdown = time.perf_counter() - t_close
-            every_shard = result.status == "complete" or finished_shards(run, exp) == {n for n, _, _ in exp.shards()}
+            if result.status != "complete":  # count what is on disk: a task in flight may have finished since
+                kept = finished_shards(run, exp)
+                failed.update(failed_games(run, exp, kept - failed.keys()))
+                result.games_done, result.games_failed = tally(exp, kept, failed)
+            every_shard = result.games_done == exp.total_games
             if stop.requested:
                 result.status = "interrupted"
             result.seconds = time.perf_counter() - t0

@@ -201,3 +201,38 @@ def test_sigterm_while_ray_starts_stops_the_run_with_exit_130_and_leaves_no_ray_
     assert "r interrupted: 0/8 games kept; finish it with the same command and --resume" in flat(err)
     assert json.loads((out / "r" / "manifest.json").read_text())["status"] == "incomplete"
     assert wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in started), timeout=30)
+
+
+class LateShardExecutor:
+    """Plays two shards, is stopped while the third is in flight, and that one
+    finishes (is written) after the driver stopped listening."""
+
+    workers, seconds_ray_start = 1, 0.0
+
+    def warm_up(self, exp_json):
+        return [0.0]
+
+    def run(self, tasks):
+        from workers.shard import play_shard
+
+        self.tasks = list(tasks)
+        for args in self.tasks[:2]:
+            yield play_shard(*args)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def close(self):
+        from workers.shard import play_shard
+
+        play_shard(*self.tasks[2])
+
+
+def test_an_interrupted_run_counts_the_shards_on_disk_including_one_that_finished_late(tmp_path, monkeypatch):
+    import pipelines.runner
+
+    monkeypatch.setattr(pipelines.runner, "make_executor", lambda workers, address: LateShardExecutor())
+    res = simulate_in_process(tmp_path, strategies="crash:every=9,fair")  # games 0, 9, 18 fail
+    assert res.exit_code == 130, res.output
+    assert "r interrupted: 12/20 games kept" in flat(res.output)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["games_done"], manifest["games_failed"]) == ("incomplete", 12, 2)
+    assert len(list((tmp_path / "r" / "games").iterdir())) == 3

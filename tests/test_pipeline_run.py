@@ -100,6 +100,25 @@ def test_resume_skips_finished_shards_and_equals_uninterrupted_run(tmp_path):
     assert content(again.uri).equals(content(full.uri))
 
 
+def test_a_resumed_run_counts_the_failures_of_the_shards_it_skipped(tmp_path):
+    crashy = toy(games=12, shard_size=4, matchup=("crash:every=4", "fair"))  # one failed game per shard
+    first = run_experiment(crashy, str(tmp_path), workers=0)
+    os.remove(os.path.join(first.uri, "games", "shard-00002.parquet"))
+    again = run_experiment(crashy, str(tmp_path), workers=0, resume=True)
+    assert (again.shards_skipped, again.games_done, again.games_failed) == (2, 12, 3)
+    manifest = json.loads(open(os.path.join(again.uri, "manifest.json")).read())
+    assert (manifest["status"], manifest["games_failed"]) == ("complete", 3)
+
+
+def test_resuming_a_complete_run_with_failed_games_still_exits_3(tmp_path):
+    args = ["simulate", "--game", "toy", "--strategies", "crash:every=4,fair", "--games", "12", "--shard-size", "4",
+            "--out", str(tmp_path), "--run-id", "r", "--workers", "0", "--quiet"]
+    assert runner.invoke(app, args).exit_code == 3
+    again = runner.invoke(app, args + ["--resume"])
+    assert again.exit_code == 3, again.output
+    assert "3 of 12 games failed" in again.output
+
+
 def test_existing_run_without_resume_or_overwrite_is_refused(tmp_path):
     args = ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "4",
             "--out", str(tmp_path), "--workers", "0", "--quiet"]
