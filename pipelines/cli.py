@@ -153,7 +153,7 @@ def simulate(
         matchup, games = game_defaults(game, strategies, games)
         exp = build_experiment(game, variant, matchup, sets, games, seed, shard_size)
         result = run_with_progress(exp, out, quiet, run_id=run_id, resume=resume, overwrite=overwrite,
-                                   workers=workers, address=address)
+                                   workers=workers, address=address, shard_size_given=shard_size is not None)
     except UsageError as exc:
         fail(str(exc))
     note = seat_balance_note(exp)

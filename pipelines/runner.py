@@ -3,7 +3,8 @@
 Steps of ``run_experiment``:
 1. validate the experiment (names, knobs, parameters) — nothing written yet;
 2. resolve the run folder; refuse an existing run unless ``resume`` or
-   ``overwrite``; on resume, the stored spec must be the same experiment;
+   ``overwrite``; on resume, the stored run must be the same experiment made
+   by the same versions (``resume``);
 3. write the manifest (``running``) and list the shards already done, with
    their failed games (``kept``);
 4. hand the remaining shards to the executor, counting games as they finish;
@@ -35,6 +36,7 @@ from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
 from pipelines.interrupts import Interrupted, stop_on_signals
 from pipelines.kept import failed_games, finished_shards, tally
+from pipelines.resume import resumable, versions
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, locate
 from rules.base import UsageError
@@ -95,10 +97,11 @@ class Prepared:
 
 
 def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool,
-                address: str | None = None) -> Prepared:
+                address: str | None = None, shard_size_given: bool = True) -> Prepared:
     """Steps 1–3: a validated run folder with its manifest and the shards already done.
-    Everything is checked (spec, Ray address, --out, run id, an existing run, the
-    finished shards' tables) before anything is written."""
+    Everything is checked (spec, Ray address, --out, run id, an existing run and
+    whether it may be resumed, the finished shards' tables) before anything is
+    written. A resumed run keeps its stored shard size unless ``shard_size_given``."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite exclude each other; choose one")
     game = validate(exp)
@@ -114,7 +117,10 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
         raise UsageError(f"cannot write to --out {out}: {reason}; {fix}") from None
     run_id = run_id or exp.default_run_id()
     run = root.child(run_id)
-    stored = _existing_run(run, run_id, out, exp, resume, overwrite)
+    stored = _existing_run(run, run_id, out, resume, overwrite)
+    if stored:
+        current = versions(package_version(), game.physics_version(), mf.environment()["packages"])
+        exp = resumable(run_id, stored, exp, current, shard_size_given)
     done = finished_shards(run, exp) if stored else set()
     failed = failed_games(run, exp, done)  # a resumed run's failures so far are in its tables
     manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
@@ -126,7 +132,7 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     return Prepared(run, manifest, exp, done, failed)
 
 
-def _existing_run(run: Location, run_id: str, out: str, exp: Experiment, resume: bool, overwrite: bool) -> dict | None:
+def _existing_run(run: Location, run_id: str, out: str, resume: bool, overwrite: bool) -> dict | None:
     """What is at ``run`` already: the stored manifest of a run to resume, else
     None; a folder that may not be used (or replaced) is a ``UsageError``."""
     kind = run.fs.get_file_info(run.path).type
@@ -137,12 +143,7 @@ def _existing_run(run: Location, run_id: str, out: str, exp: Experiment, resume:
             return None
         if not resume:
             raise UsageError(f"run {run_id} already exists in {out}; pass --resume to finish it or --overwrite to replace it")
-        stored = mf.load(run)
-        if mf.experiment_of(stored).identity() != exp.identity():
-            raise UsageError(f"run {run_id} was made with a different spec; use --overwrite or another --run-id")
-        if mf.experiment_of(stored).shard_size != exp.shard_size:
-            raise UsageError(f"run {run_id} used --shard-size {mf.experiment_of(stored).shard_size}; resume with the same")
-        return stored
+        return mf.load(run)
     if kind == FileType.Directory and run.fs.get_file_info(FileSelector(run.path)) and not overwrite:
         raise UsageError(f"{run.uri} exists and is not a polsim run (no {mf.MANIFEST}); "
                          "pass another --run-id, or --overwrite to replace the folder")
@@ -184,13 +185,14 @@ def run_experiment(
     workers: int | None = None,
     address: str | None = None,
     on_progress: Progress | None = None,
+    shard_size_given: bool = True,
 ) -> RunResult:
     """Steps 1–5 of the module docstring. From before the executor starts to
     after the last manifest write, SIGINT and SIGTERM stop the run the same
     way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
-    prepared = prepare_run(exp, out, run_id, resume, overwrite, address)
-    run, manifest, done, failed = prepared.run, prepared.manifest, prepared.done, prepared.failed
+    prepared = prepare_run(exp, out, run_id, resume, overwrite, address, shard_size_given)
+    exp, run, manifest, done, failed = prepared.exp, prepared.run, prepared.manifest, prepared.done, prepared.failed
     result = RunResult(manifest["run_id"], run.uri, exp.total_games)
     todo = [s for s in exp.shards() if s[0] not in done]
     result.shards_skipped = len(done)

@@ -1,0 +1,63 @@
+"""What --resume may finish: the same experiment, made by the same versions, in the same shards."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import tests.toygame  # noqa: F401  registers "toy"
+from pipelines.cli import app
+
+runner = CliRunner()
+
+
+def simulate(out, *extra):
+    return runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "12",
+                               "--seed", "4", "--out", str(out), "--run-id", "r", "--workers", "0", "--quiet", *extra])
+
+
+def flat(text):
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize("field, name", [
+    (("package_version",), "polsim"),
+    (("physics_version",), "physics"),
+    (("environment", "packages", "numpy"), "numpy"),
+])
+def test_resume_refuses_a_run_made_by_other_versions_and_writes_nothing(tmp_path, field, name):
+    assert simulate(tmp_path, "--shard-size", "4").exit_code == 0
+    run = tmp_path / "r"
+    (run / "games" / "shard-00002.parquet").unlink()
+    manifest = json.loads((run / "manifest.json").read_text())
+    node = manifest
+    for key in field[:-1]:
+        node = node[key]
+    now = node[field[-1]]
+    node[field[-1]] = "0.0.1-old"
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+
+    res = simulate(tmp_path, "--shard-size", "4", "--resume")
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1
+    line = flat(res.output)
+    assert line.startswith("error: run r was made with")
+    assert f"{name} 0.0.1-old" in line and f"this is {name} {now or '(none)'}" in line
+    assert "another --run-id" in line and "--overwrite" in line
+    assert json.loads((run / "manifest.json").read_text()) == manifest  # not rewritten with today's versions
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before  # nothing played
+
+
+def test_resume_without_shard_size_takes_the_stored_one(tmp_path):
+    assert simulate(tmp_path, "--shard-size", "5").exit_code == 0
+    (tmp_path / "r" / "games" / "shard-00001.parquet").unlink()
+    again = simulate(tmp_path, "--resume")
+    assert again.exit_code == 0, again.output
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["spec"]["shard_size"] == 5 and (manifest["status"], manifest["games_done"]) == ("complete", 12)
+    assert sorted(p.name for p in (tmp_path / "r" / "games").iterdir()) == [f"shard-0000{i}.parquet" for i in range(3)]
+    other = simulate(tmp_path, "--shard-size", "4", "--resume")
+    assert other.exit_code == 2 and "used --shard-size 5" in flat(other.output)
