@@ -154,10 +154,9 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
           failed: dict[int, int]) -> None:
     """Step 4: warm the workers up, then count each shard as it comes back
     (its failed games into ``failed``, by shard)."""
-    if tasks:
-        t_warm = time.perf_counter()
-        result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
-        result.seconds_warm_up = time.perf_counter() - t_warm
+    t_warm = time.perf_counter()
+    result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
+    result.seconds_warm_up = time.perf_counter() - t_warm
     t_games = time.perf_counter()
     result.seconds_startup = t_games - t_start
     for summary in executor.run(tasks):
@@ -203,11 +202,12 @@ def run_experiment(
         try:
             if on_progress:  # everything is checked: the progress display may start
                 on_progress(result.games_done)
-            t_start = time.perf_counter()
-            executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
-            result.seconds_ray_start = executor.seconds_ray_start
-            result.workers = executor.workers
-            _play(executor, tasks, result, on_progress, t_start, failed)
+            if tasks:  # a finished run resumed has nothing to play: no Ray to start
+                t_start = time.perf_counter()
+                executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
+                result.seconds_ray_start = executor.seconds_ray_start
+                result.workers = executor.workers
+                _play(executor, tasks, result, on_progress, t_start, failed)
             result.status = "complete"
             stop.wind_down()
         except Interrupted:

@@ -61,3 +61,16 @@ def test_resume_without_shard_size_takes_the_stored_one(tmp_path):
     assert sorted(p.name for p in (tmp_path / "r" / "games").iterdir()) == [f"shard-0000{i}.parquet" for i in range(3)]
     other = simulate(tmp_path, "--shard-size", "4", "--resume")
     assert other.exit_code == 2 and "used --shard-size 5" in flat(other.output)
+
+
+def test_resuming_a_finished_run_starts_no_executor(tmp_path, monkeypatch):
+    import pipelines.runner
+
+    assert simulate(tmp_path).exit_code == 0
+
+    def no_executor(workers, address):
+        raise AssertionError("nothing to play, yet an executor (Ray) was started")
+
+    monkeypatch.setattr(pipelines.runner, "make_executor", no_executor)
+    again = simulate(tmp_path, "--resume", "--workers", "2")
+    assert again.exit_code == 0, again.output
