@@ -41,9 +41,20 @@ class Location:
         return isinstance(self.fs, pafs.LocalFileSystem)
 
     def child(self, *parts: str) -> "Location":
+        """``parts`` inside this folder; a URI's query (``?endpoint_override=…``) stays at its end."""
         path = "/".join([self.path.rstrip("/"), *parts])
-        uri = "/".join([self.uri.rstrip("/"), *parts])
-        return Location(self.fs, path, uri)
+        base, query = _split_query(self.uri) if not self.is_local else (self.uri, "")
+        return Location(self.fs, path, "/".join([base.rstrip("/"), *parts]) + query)
+
+    def parent(self) -> "Location":
+        base, query = _split_query(self.uri) if not self.is_local else (self.uri, "")
+        return Location(self.fs, self.path.rsplit("/", 1)[0] or "/", base.rstrip("/").rsplit("/", 1)[0] + query)
+
+
+def _split_query(uri: str) -> tuple[str, str]:
+    """``s3://b/p?x=1`` -> (``s3://b/p``, ``?x=1``)."""
+    base, sep, query = uri.partition("?")
+    return base, sep + query
 
 
 def locate(uri: str) -> Location:
@@ -64,7 +75,8 @@ def locate(uri: str) -> Location:
     except OSError as exc:
         raise UsageError(f"cannot reach {uri}: {' '.join(str(exc).split())}; check the bucket name, "
                          "the endpoint and the credentials (AWS_* environment variables)") from None
-    return Location(fs, path.rstrip("/"), uri.rstrip("/"))
+    base, query = _split_query(uri)
+    return Location(fs, path.rstrip("/"), base.rstrip("/") + query)
 
 
 def exists(loc: Location) -> bool:
@@ -189,7 +201,7 @@ def check_output_file(uri: str, option: str) -> None:
     try:
         if loc.is_local and os.path.lexists(loc.path) and not os.access(loc.path, os.W_OK):
             raise PermissionError(errno.EACCES, "Permission denied", loc.path)
-        check_writable(Location(loc.fs, loc.path.rsplit("/", 1)[0] or "/", loc.uri.rsplit("/", 1)[0]))
+        check_writable(loc.parent())
     except OSError as exc:
         reason = exc.strerror or " ".join(str(exc).split())
         raise UsageError(f"cannot write {option} {uri}: {reason}; choose a writable place") from None

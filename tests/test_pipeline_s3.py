@@ -44,15 +44,25 @@ def simulate(out, *extra):
                                "--seed", "5", "--shard-size", "7", "--out", out, "--run-id", "r1", "--quiet", *extra])
 
 
-def test_shards_and_manifest_land_in_object_storage_and_analyze_reads_them(s3):
+def in_uri(s3, monkeypatch):
+    """The same place, its endpoint given in the URI (the documented form) instead of the environment."""
+    endpoint = os.environ["AWS_ENDPOINT_URL"].removeprefix("http://")
+    monkeypatch.delenv("AWS_ENDPOINT_URL")
+    return f"{s3}?endpoint_override={endpoint}&scheme=http"
+
+
+def test_shards_and_manifest_land_in_object_storage_and_analyze_reads_them(s3, monkeypatch):
+    """On Ray workers, with the endpoint in the URI's query (it stays after every path joined to it)."""
+    s3 = in_uri(s3, monkeypatch)
     res = simulate(s3, "--workers", "1")
     assert res.exit_code == 0, res.output
-    run = locate(s3 + "/r1")
+    run = locate(s3).child("r1")
+    assert run.uri == s3.replace("/runs?", "/runs/r1?")
     names = {i.path.split("r1/", 1)[1] for i in run.fs.get_file_info(pafs.FileSelector(run.path, recursive=True))
              if i.type == pafs.FileType.File}
     assert "manifest.json" in names
     assert {f"games/shard-{k:05d}.parquet" for k in range(5)} <= names
-    out = runner.invoke(app, ["analyze", s3 + "/r1", "--format", "json"])
+    out = runner.invoke(app, ["analyze", run.uri, "--format", "json"])
     assert out.exit_code == 0, out.output
     rows = json.loads(out.output)["strategies"]
     assert sum(r["games"] for r in rows) == 60  # 30 games seen from both seats
