@@ -112,9 +112,7 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     try:
         check_writable(root)
     except OSError as exc:
-        reason = exc.strerror or " ".join(str(exc).split())
-        fix = "choose a writable folder" if root.is_local else "check the bucket name, the endpoint and the credentials"
-        raise UsageError(f"cannot write to --out {out}: {reason}; {fix}") from None
+        raise _unwritable(out, root, exc) from None
     run_id = run_id or exp.default_run_id()
     run = root.child(run_id)
     stored = _existing_run(run, run_id, out, resume, overwrite)
@@ -126,10 +124,19 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
     if stored:
         manifest["created"] = stored["created"]
-    if overwrite:
-        delete_dir(run)
-    mf.save(run, manifest)
+    try:  # the first writes: on object storage they are also the check that --out takes writes
+        if overwrite:
+            delete_dir(run)
+        mf.save(run, manifest)
+    except OSError as exc:
+        raise _unwritable(out, root, exc) from None
     return Prepared(run, manifest, exp, done, failed)
+
+
+def _unwritable(out: str, root: Location, exc: OSError) -> UsageError:
+    reason = exc.strerror or " ".join(str(exc).split())
+    fix = "choose a writable folder" if root.is_local else "check the bucket name, the endpoint and the credentials"
+    return UsageError(f"cannot write to --out {out}: {reason}; {fix}")
 
 
 def _existing_run(run: Location, run_id: str, out: str, resume: bool, overwrite: bool) -> dict | None:

@@ -172,13 +172,16 @@ def delete_dir(loc: Location) -> None:
 
 
 def check_writable(loc: Location) -> None:
-    """Raise OSError if nothing can be written under ``loc``. Leaves nothing
-    behind: on a local disk it probes the nearest folder that exists (creating
-    no folder); on object storage it writes and deletes a probe object."""
+    """Raise OSError if nothing can be written under ``loc``, writing nothing:
+    on a local disk it probes the nearest folder that exists (creating no
+    folder, leaving no file). On object storage it only checks that the store
+    answers and the bucket exists — any write there would leave a trace (a
+    deleted probe object leaves its folder's marker object behind) — so the
+    first real write must turn a refusal into the caller's error."""
     if not loc.is_local:
-        probe = loc.child(f".probe-{uuid.uuid4().hex}")
-        write_bytes_atomic(probe, b"")
-        loc.fs.delete_file(probe.path)
+        bucket = loc.path.split("/", 1)[0]
+        if loc.fs.get_file_info(bucket).type == pafs.FileType.NotFound:
+            raise FileNotFoundError(errno.ENOENT, f"bucket {bucket!r} does not exist", bucket)
         return
     base = loc.path
     while not os.path.lexists(base):

@@ -51,6 +51,14 @@ def in_uri(s3, monkeypatch):
     return f"{s3}?endpoint_override={endpoint}&scheme=http"
 
 
+def objects(s3):
+    """Every key in the bucket, folder markers too (pyarrow's listing shows a marker as a folder)."""
+    import boto3
+
+    bucket = locate(s3).path.split("/", 1)[0]
+    return sorted(o["Key"] for o in boto3.client("s3").list_objects_v2(Bucket=bucket).get("Contents", []))
+
+
 def test_shards_and_manifest_land_in_object_storage_and_analyze_reads_them(s3, monkeypatch):
     """On Ray workers, with the endpoint in the URI's query (it stays after every path joined to it)."""
     s3 = in_uri(s3, monkeypatch)
@@ -68,7 +76,7 @@ def test_shards_and_manifest_land_in_object_storage_and_analyze_reads_them(s3, m
     assert sum(r["games"] for r in rows) == 60  # 30 games seen from both seats
 
 
-def test_resume_against_object_storage_refills_missing_shards(s3):
+def test_resume_against_object_storage_refills_missing_shards_and_a_refused_run_writes_nothing(s3):
     assert simulate(s3, "--workers", "0").exit_code == 0
     run = locate(s3 + "/r1")
     run.fs.delete_file(run.child("games", "shard-00002.parquet").path)
@@ -77,3 +85,12 @@ def test_resume_against_object_storage_refills_missing_shards(s3):
     assert run.fs.get_file_info(run.child("games", "shard-00002.parquet").path).type == pafs.FileType.File
     manifest = json.loads(run.fs.open_input_stream(run.child("manifest.json").path).read())
     assert manifest["status"] == "complete" and manifest["games_done"] == 30
+    blocker = locate(s3.replace("/runs", "/other")).child("r1")  # a file where the run folder would go
+    with blocker.fs.open_output_stream(blocker.path) as f:
+        f.write(b"not a run")
+    before = objects(s3)
+    refused = simulate(s3.replace("/runs", "/other"), "--workers", "0")
+    assert refused.exit_code == 2 and "is a file, not a run folder" in refused.output
+    assert objects(s3) == before  # not even a folder marker
+    nobucket = simulate(s3.replace("polsim-", "nosuch-"), "--workers", "0")
+    assert nobucket.exit_code == 2 and "does not exist; check the bucket name" in " ".join(nobucket.output.split())
