@@ -2,9 +2,10 @@
 
 A run is ``<out>/<run_id>/`` holding ``manifest.json``, ``games/shard-NNNNN.parquet``
 and ``turns/shard-NNNNN.parquet``. Every file is written whole or not at all:
-on a local disk to a temporary name in the same folder, then renamed into
-place; on object storage a single PUT is already atomic (a reader sees the
-old object or the new one, never half), so it is written straight to its key.
+on a local disk to a temporary name in the same folder, flushed to the disk
+(fsync), then renamed into place; on object storage a single PUT is already
+atomic (a reader sees the old object or the new one, never half), so it is
+written straight to its key.
 
 A shard is finished when its ``games`` file exists: the worker writes
 ``turns`` first and ``games`` last, so ``games`` is the commit marker.
@@ -90,12 +91,14 @@ def write_bytes_atomic(loc: Location, data: bytes) -> None:
         loc.fs.create_dir(parent, recursive=True)
         tmp = f"{parent}/.tmp-{uuid.uuid4().hex}"
         try:
-            with loc.fs.open_output_stream(tmp) as out:
+            with open(tmp, "wb") as out:
                 out.write(data)
-            loc.fs.move(tmp, loc.path)
+                out.flush()
+                os.fsync(out.fileno())  # on disk before the name is: a crash never leaves an empty shard
+            os.replace(tmp, loc.path)
         finally:
-            if loc.fs.get_file_info(tmp).type != pafs.FileType.NotFound:
-                loc.fs.delete_file(tmp)
+            if os.path.lexists(tmp):
+                os.remove(tmp)
     else:
         with loc.fs.open_output_stream(loc.path) as out:
             out.write(data)

@@ -273,3 +273,17 @@ def test_unknown_parquet_encoding_in_a_layout_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown Parquet encoding 'DELTA'"):
         write_table_atomic(locate(str(tmp_path)).child("t.parquet"), pa.table({"a": [1]}), {"a": ("DELTA", "lz4")})
     assert os.listdir(tmp_path) == []
+
+
+def test_a_local_file_reaches_the_disk_before_it_is_renamed_into_place(tmp_path, monkeypatch):
+    """Else a crash soon after the rename can leave a shard that exists but is empty."""
+    from pipelines.storage import locate, write_bytes_atomic
+
+    calls, real_fsync, real_replace = [], os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: calls.append(("fsync", os.readlink(f"/proc/self/fd/{fd}"))) or real_fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: calls.append(("replace", a, b)) or real_replace(a, b))
+    write_bytes_atomic(locate(str(tmp_path)).child("games", "shard-00000.parquet"), b"data")
+    (fsync, synced), replaced = calls
+    assert fsync == "fsync" and replaced == ("replace", synced, str(tmp_path / "games" / "shard-00000.parquet"))
+    assert os.listdir(tmp_path / "games") == ["shard-00000.parquet"]
+
