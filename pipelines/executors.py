@@ -3,7 +3,10 @@
 - ``RayExecutor``: an embedded local Ray (one worker per core, or
   ``workers``; always a new one: ``ray.init()`` alone would attach to any
   Ray already running on the machine), or an existing cluster at ``address``. At most a few tasks per
-  CPU are in flight, so the driver's memory stays flat however long the run.
+  CPU are in flight, so the driver's memory stays flat however long the run;
+  the cluster's CPUs are read again every few seconds (``InFlight``), so a
+  cluster that grows gets more work, and an autoscaler, which scales on
+  queued tasks, sees demand beyond the CPUs it has.
   Tasks are retried if their worker dies (``max_retries``): a shard is written
   atomically and idempotently, so a retry can never duplicate a game.
 - ``InProcessExecutor``: plays shards in the calling process, in order; for
@@ -30,7 +33,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from workers.shard import ShardSummary, play_shard, warm_up
@@ -44,6 +47,7 @@ Task = tuple  # the positional arguments of ``play_shard``
 # before trying again, and the whole start waits that second. Retry every
 # 100 ms, ten times as often: the default budget (10 s) stays the same.
 LOCAL_RAY_CONFIG = {"raylet_client_connect_timeout_milliseconds": 100, "raylet_client_num_connect_attempts": 100}
+CPU_REFRESH_S = 5.0  # how often the in-flight window reads the cluster's CPUs again
 
 
 class InProcessExecutor:
@@ -59,6 +63,46 @@ class InProcessExecutor:
 
     def close(self) -> None:
         pass
+
+
+class InFlight:
+    """How many tasks may be in flight: ``per_cpu`` per CPU of the cluster, at
+    least ``minimum``. ``cpus()`` is called again once ``refresh_s`` seconds
+    have passed, so nodes that join (or leave) change the window as the run goes."""
+
+    def __init__(self, cpus: Callable[[], float], per_cpu: int = 3, minimum: int = 2,
+                 refresh_s: float = CPU_REFRESH_S, clock: Callable[[], float] = time.monotonic):
+        self._cpus, self._per_cpu, self._minimum, self._refresh_s, self._clock = cpus, per_cpu, minimum, refresh_s, clock
+        self._read_at = None
+        self._limit = minimum
+
+    def limit(self) -> int:
+        now = self._clock()
+        if self._read_at is None or now - self._read_at >= self._refresh_s:
+            self._read_at = now
+            self._limit = max(self._minimum, int(self._per_cpu * self._cpus()))
+        return self._limit
+
+
+def run_in_window(tasks: Iterable[Task], submit: Callable[[Task], object], wait_one: Callable[[list], tuple[list, list]],
+                  fetch: Callable[[object], ShardSummary], window: InFlight) -> Iterator[ShardSummary]:
+    """Submit ``tasks`` while fewer than ``window.limit()`` are pending; yield each result as one finishes."""
+    pending: list = []
+    todo = iter(tasks)
+    exhausted = False
+    while pending or not exhausted:
+        limit = window.limit()
+        while not exhausted and len(pending) < limit:
+            args = next(todo, None)
+            if args is None:
+                exhausted = True
+                break
+            pending.append(submit(args))
+        if not pending:
+            break
+        done, pending = wait_one(pending)
+        for ref in done:
+            yield fetch(ref)
 
 
 @contextmanager
@@ -114,7 +158,8 @@ class RayExecutor:
             except Exception:  # noqa: BLE001 - the start's own error is the one to report
                 pass
             raise
-        self._limit = max(2, in_flight_per_cpu * self.workers)
+        self._window = InFlight(lambda: ray.cluster_resources().get("CPU", 0), per_cpu=in_flight_per_cpu,
+                                refresh_s=CPU_REFRESH_S)
         self._remote = ray.remote(num_cpus=1, max_retries=5, retry_exceptions=False)(play_shard)
         self.seconds_ray_start = time.perf_counter() - t0
 
@@ -126,21 +171,8 @@ class RayExecutor:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
         ray = self._ray
-        pending = []
-        todo = iter(tasks)
-        exhausted = False
-        while pending or not exhausted:
-            while not exhausted and len(pending) < self._limit:
-                args = next(todo, None)
-                if args is None:
-                    exhausted = True
-                    break
-                pending.append(self._remote.remote(*args))
-            if not pending:
-                break
-            done, pending = ray.wait(pending, num_returns=1)
-            for ref in done:
-                yield ray.get(ref)
+        return run_in_window(tasks, lambda args: self._remote.remote(*args),
+                             lambda pending: ray.wait(pending, num_returns=1), ray.get, self._window)
 
     def close(self) -> None:
         if self._started_here:
