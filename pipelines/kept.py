@@ -23,6 +23,8 @@ import pyarrow.dataset as ds
 from pipelines.spec import Experiment
 from pipelines.storage import SHARD_NAME, Location, list_shards
 
+STATUS = pa.schema([("game_index", pa.int64()), ("status", pa.string())])  # all a count reads of a games file
+
 
 def finished_shards(run: Location, exp: Experiment) -> set[int]:
     """The numbers of the shards of ``exp`` whose ``games`` file is in ``run``."""
@@ -30,21 +32,37 @@ def finished_shards(run: Location, exp: Experiment) -> set[int]:
 
 
 def failed_games(run: Location, exp: Experiment, shards: Iterable[int]) -> dict[int, int]:
-    """Failed games (``status`` not ``ok``) in each of ``shards``, read from their ``games`` files."""
+    """Failed games (``status`` not ``ok``) in each of ``shards``, read from their
+    ``games`` files; a file that cannot be read is a ``UsageError``."""
     shards = sorted(set(shards))
     counts = dict.fromkeys(shards, 0)
     if not shards:
         return counts
     games = run.child("games")
     paths = [games.child(SHARD_NAME.format(n)).path for n in shards]
-    schema = pa.schema([("game_index", pa.int64()), ("status", pa.string())])
-    dataset = ds.dataset(paths, schema=schema, format="parquet", filesystem=games.fs)
     status = ds.field("status")
-    failed = dataset.to_table(columns=["game_index"], filter=(status != "ok") | status.is_null())
+    try:
+        dataset = ds.dataset(paths, schema=STATUS, format="parquet", filesystem=games.fs)
+        failed = dataset.to_table(columns=["game_index"], filter=(status != "ok") | status.is_null())
+    except (pa.ArrowException, OSError) as exc:
+        raise _unreadable(games, shards, exc) from None
     numbers, per_shard = pc.value_counts(pc.divide(failed["game_index"], exp.shard_size)).flatten()
     for number, count in zip(numbers.to_pylist(), per_shard.to_pylist()):
         counts[number] = count
     return counts
+
+
+def _unreadable(games: Location, shards: list[int], exc: Exception):
+    """The ``UsageError`` naming the first of ``shards`` whose ``status`` cannot be read."""
+    from pipelines.dataset import unreadable_shard
+
+    for number in shards:
+        shard = games.child(SHARD_NAME.format(number))
+        try:
+            ds.dataset(shard.path, schema=STATUS, format="parquet", filesystem=games.fs).to_table()
+        except (pa.ArrowException, OSError) as one:
+            return unreadable_shard(shard.uri, one)
+    return unreadable_shard(None, exc)
 
 
 def games_in(exp: Experiment, shards: Iterable[int]) -> int:

@@ -123,7 +123,7 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     failed = failed_games(run, exp, done)  # a resumed run's failures so far are in its tables
     manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
     if stored:
-        manifest["created"] = stored["created"]
+        manifest["created"] = stored.get("created", manifest["created"])
     try:  # the first writes: on object storage they are also the check that --out takes writes
         if overwrite:
             delete_dir(run)

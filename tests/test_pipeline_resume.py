@@ -74,3 +74,15 @@ def test_resuming_a_finished_run_starts_no_executor(tmp_path, monkeypatch):
     monkeypatch.setattr(pipelines.runner, "make_executor", no_executor)
     again = simulate(tmp_path, "--resume", "--workers", "2")
     assert again.exit_code == 0, again.output
+
+
+def test_resume_refuses_a_damaged_finished_shard_before_writing_anything(tmp_path):
+    """A resume reads its finished shards' failures: a damaged one is named, not a traceback."""
+    assert simulate(tmp_path, "--shard-size", "4").exit_code == 0
+    (tmp_path / "r" / "games" / "shard-00001.parquet").write_bytes(b"not parquet")
+    manifest = (tmp_path / "r" / "manifest.json").read_bytes()
+    res = simulate(tmp_path, "--resume")
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert "shard-00001.parquet" in res.output and "finish the run with --resume" in res.output
+    assert (tmp_path / "r" / "manifest.json").read_bytes() == manifest
