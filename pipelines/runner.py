@@ -181,6 +181,25 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
     result.seconds_games = time.perf_counter() - t_games
 
 
+def _finish(result: RunResult, interrupted: bool, prepared: Prepared, failed: dict[int, int], t0: float) -> None:
+    """Step 5: the final counts (from the disk unless every shard came back) and manifest."""
+    exp, run, manifest = prepared.exp, prepared.run, prepared.manifest
+    if result.status != "complete":  # count what is on disk: a task in flight may have finished since
+        kept = finished_shards(run, exp)
+        failed.update(failed_games(run, exp, kept - failed.keys()))
+        result.games_done, result.games_failed = tally(exp, kept, failed)
+    if interrupted:
+        result.status = "interrupted"
+    result.seconds = time.perf_counter() - t0
+    manifest.update(
+        status="complete" if result.games_done == exp.total_games else "incomplete",
+        games_done=result.games_done,
+        games_failed=result.games_failed,
+        seconds=round(result.seconds, 3),
+    )
+    mf.save(run, manifest)
+
+
 def run_experiment(
     exp: Experiment,
     out: str,
@@ -198,15 +217,15 @@ def run_experiment(
     way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
     prepared = prepare_run(exp, out, run_id, resume, overwrite, address, shard_size_given)
-    exp, run, manifest, done, failed = prepared.exp, prepared.run, prepared.manifest, prepared.done, prepared.failed
-    result = RunResult(manifest["run_id"], run.uri, exp.total_games)
-    todo = [s for s in exp.shards() if s[0] not in done]
-    result.shards_skipped = len(done)
-    result.games_done, result.games_failed = tally(exp, done, failed)
-    tasks = shard_tasks(exp, result.run_id, run.uri, todo)
-    executor = None
-    with stop_on_signals() as stop:
+    with stop_on_signals() as stop:  # the manifest says 'running' from here: it must be written again
+        exp, run, done, failed = prepared.exp, prepared.run, prepared.done, prepared.failed
+        result = RunResult(prepared.manifest["run_id"], run.uri, exp.total_games)
+        executor = None
         try:
+            todo = [s for s in exp.shards() if s[0] not in done]
+            result.shards_skipped = len(done)
+            result.games_done, result.games_failed = tally(exp, done, failed)
+            tasks = shard_tasks(exp, result.run_id, run.uri, todo)
             if on_progress:  # everything is checked: the progress display may start
                 on_progress(result.games_done)
             if tasks:  # a finished run resumed has nothing to play: no Ray to start
@@ -221,23 +240,11 @@ def run_experiment(
             pass
         finally:
             stop.wind_down()  # from here on a signal is recorded: stopping Ray and the manifest always finish
-            if executor is not None:
-                t_close = time.perf_counter()
-                executor.close()
-                result.seconds_shutdown = time.perf_counter() - t_close
-            if result.status != "complete":  # count what is on disk: a task in flight may have finished since
-                kept = finished_shards(run, exp)
-                failed.update(failed_games(run, exp, kept - failed.keys()))
-                result.games_done, result.games_failed = tally(exp, kept, failed)
-            every_shard = result.games_done == exp.total_games
-            if stop.requested:
-                result.status = "interrupted"
-            result.seconds = time.perf_counter() - t0
-            manifest.update(
-                status="complete" if every_shard else "incomplete",
-                games_done=result.games_done,
-                games_failed=result.games_failed,
-                seconds=round(result.seconds, 3),
-            )
-            mf.save(run, manifest)
+            try:
+                if executor is not None:
+                    t_close = time.perf_counter()
+                    executor.close()
+                    result.seconds_shutdown = time.perf_counter() - t_close
+            finally:
+                _finish(result, stop.requested, prepared, failed, t0)
     return result
