@@ -63,6 +63,19 @@ def test_resume_without_shard_size_takes_the_stored_one(tmp_path):
     assert other.exit_code == 2 and "used --shard-size 5" in flat(other.output)
 
 
+@pytest.mark.parametrize("command", [["sweep", "--set", "sides=4,6", "-s", "fair,loaded"],
+                                     ["tournament", "-s", "fair,loaded,loaded:bonus=2"]])
+def test_sweep_and_tournament_resume_without_shard_size_take_the_stored_one(tmp_path, command):
+    args = [*command, "--game", "toy", "--games", "6", "--out", str(tmp_path), "--run-id", "r",
+            "--workers", "0", "--quiet"]
+    assert runner.invoke(app, [*args, "--shard-size", "2"]).exit_code == 0
+    (tmp_path / "r" / "games" / "shard-00001.parquet").unlink()
+    again = runner.invoke(app, [*args, "--resume"])
+    assert again.exit_code == 0, again.output
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["spec"]["shard_size"] == 2 and manifest["status"] == "complete"
+
+
 def test_resuming_a_finished_run_starts_no_executor(tmp_path, monkeypatch):
     import pipelines.runner
 

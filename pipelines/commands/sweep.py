@@ -67,7 +67,8 @@ def register(app: typer.Typer) -> None:
             matchup, games = cli.game_defaults(game, strategies, games)
             exp = sweep_experiment(game, variant, matchup, sets, games, seed, shard_size)
             result = cli.run_with_progress(exp, out, quiet, "sweep", run_id=run_id, resume=resume,
-                                           overwrite=overwrite, workers=workers, address=address)
+                                           overwrite=overwrite, workers=workers, address=address,
+                                           shard_size_given=shard_size is not None)
             report = sweep_report(result.uri)
         except UsageError as exc:
             cli.fail(str(exc))

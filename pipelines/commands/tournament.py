@@ -71,7 +71,8 @@ def register(app: typer.Typer) -> None:
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
                                         games, seed, shard_size)
             result = cli.run_with_progress(exp, out, quiet, "tournament", run_id=run_id, resume=resume,
-                                           overwrite=overwrite, workers=workers, address=address)
+                                           overwrite=overwrite, workers=workers, address=address,
+                                           shard_size_given=shard_size is not None)
             report = tournament_report(result.uri)
         except UsageError as exc:
             cli.fail(str(exc))
