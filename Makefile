@@ -16,9 +16,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/polsim simulate --game polarity --variant standard --set stack_size=8 --set foundations=3 --strategies cautious,aggressive --games 40 --seed 7 --out runs/ --overwrite
 
-## test: the whole default suite
+## test: the whole default suite, in two processes (a test file stays in one: its module fixtures start once)
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 ## test-slow: the long tests kept out of the default run
 test-slow: $(STAMP)
