@@ -72,7 +72,7 @@ def breakdown(r: RunResult) -> dict:
     return {
         "workers": w,
         "games": r.games_done,
-        "shards": len(r.summaries),
+        "shards": r.shards_played,
         "seconds_whole": round(r.seconds, 3),
         "seconds_ray_start": round(r.seconds_ray_start, 3),
         "seconds_warm_up": round(r.seconds_warm_up, 3),
@@ -95,7 +95,7 @@ def breakdown(r: RunResult) -> dict:
         "overhead_share_tasks_cpu": round(1 - r.cpu_playing / r.cpu_tasks, 4),
         "overhead_share_games_phase": round(1 - r.seconds_playing / (w * r.seconds_games), 4),
         "overhead_share_whole": round(1 - r.seconds_playing / (w * r.seconds), 4),
-        "worker_peak_rss_mb": round(max(s.max_rss_mb for s in r.summaries), 1),
+        "worker_peak_rss_mb": round(r.worker_peak_rss_mb, 1),
     }
 
 

@@ -40,7 +40,7 @@ from pipelines.resume import resumable, versions
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, locate
 from rules.base import UsageError
-from workers.shard import ShardSummary, package_version
+from workers.shard import package_version
 
 
 @dataclass
@@ -65,7 +65,9 @@ class RunResult:
     worker_warm_up_cpu: list[float] = field(default_factory=list)
     workers: int = 1
     status: str = "running"  # then "complete", or "interrupted" (SIGINT/SIGTERM): see the manifest for what is on disk
-    summaries: list[ShardSummary] = field(default_factory=list)
+    shards_played: int = 0  # shards this invocation played (not those a resume skipped)
+    nodes: set[str] = field(default_factory=set)  # the nodes that played them
+    worker_peak_rss_mb: float = 0.0  # the largest worker peak RSS a shard reported
 
 
 Progress = Callable[[int], None]
@@ -175,7 +177,9 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
         result.seconds_tasks += summary.seconds_total
         result.cpu_playing += summary.cpu_playing
         result.cpu_tasks += summary.cpu_total
-        result.summaries.append(summary)
+        result.shards_played += 1
+        result.nodes.add(summary.node)
+        result.worker_peak_rss_mb = max(result.worker_peak_rss_mb, summary.max_rss_mb)
         if on_progress:
             on_progress(summary.games)
     result.seconds_games = time.perf_counter() - t_games

@@ -42,7 +42,7 @@ def test_two_node_cluster_run_equals_local_run(cluster, tmp_path):
     remote = run_experiment(exp, str(tmp_path / "cluster"), address=cluster.address)
     local = run_experiment(exp, str(tmp_path / "local"), workers=0)
     assert remote.status == "complete"
-    assert len({s.node for s in remote.summaries}) == 2  # both nodes played shards
+    assert len(remote.nodes) == 2  # both nodes played shards
     assert content(remote.uri).equals(content(local.uri))
 
 
@@ -55,6 +55,6 @@ def test_embedded_run_starts_its_own_ray_beside_a_running_cluster(cluster, tmp_p
     local = run_experiment(exp, str(tmp_path / "local"), workers=0)
     cluster_nodes = {node.node_id for node in cluster.list_all_nodes()}
     assert own.status == "complete" and own.workers == 1
-    assert len(cluster_nodes) == 2 and all(s.node for s in own.summaries)
-    assert not {s.node for s in own.summaries} & cluster_nodes
+    assert len(cluster_nodes) == 2 and own.nodes and all(own.nodes)
+    assert not own.nodes & cluster_nodes
     assert content(own.uri).equals(content(local.uri))
