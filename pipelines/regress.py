@@ -205,10 +205,10 @@ def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment
     """Steps 4–5: play batch after batch until the SPRT decides; returns failed games."""
     failed = 0
     executor = None
-    try:
-        if batches:  # Ray installs its own signal handlers: ours go after
-            executor = make_executor(workers, address)
-        with stop_on_signals():
+    with stop_on_signals() as stop:  # from Ray's start to its stop, as in runner.run_experiment
+        try:
+            if batches:
+                executor = make_executor(workers, address)
             if result.games_played:  # resumed: look at what is already there first
                 _record(result, _look(sprt, baseline, result.uri, 0, result.games_played), on_look)
                 if result.looks[-1].decision != "continue":
@@ -220,12 +220,15 @@ def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment
                 _record(result, _look(sprt, baseline, result.uri, number, result.games_played), on_look)
                 if result.looks[-1].decision != "continue":
                     break
-    except (Interrupted, KeyboardInterrupt):
-        result.interrupted = True
+        except (Interrupted, KeyboardInterrupt):
+            result.interrupted = True
+        finally:
+            stop.wind_down()  # a signal while Ray stops is recorded: the close always finishes
+            if executor is not None:
+                executor.close()
+        result.interrupted |= stop.requested
+    if result.interrupted:
         result.notes.append("interrupted: finish with the same command and --resume")
-    finally:
-        if executor is not None:
-            executor.close()
     return failed
 
 

@@ -207,3 +207,29 @@ def test_undecided_regress_exits_3_not_0(tmp_path):
                               "--batch", "100", "--max-games", "200", "--delta", "0.01"])
     assert res.exit_code == 3, res.output
     assert "undecided" in res.output
+
+
+def test_a_sigterm_while_regress_stops_ray_is_an_interruption_not_a_kill(tmp_path, monkeypatch):
+    """Before: regress stopped its executor outside its signal handler, so a SIGTERM
+    then took the default action (here a stand-in that raises) mid-close."""
+    import signal
+
+    import pipelines.regress
+    from tests.test_pipeline_faults import SignalledExecutor
+
+    class Killed(Exception):
+        pass
+
+    def killed(*_):
+        raise Killed
+
+    base = baseline(tmp_path, games=200)
+    monkeypatch.setattr(pipelines.regress, "make_executor", lambda workers, address: SignalledExecutor("close", "SIGTERM"))
+    default = signal.signal(signal.SIGTERM, killed)
+    try:
+        res = runner.invoke(app, ["regress", base, "--out", str(tmp_path / "cand"), "--workers", "0", "--batch", "100"])
+    finally:
+        signal.signal(signal.SIGTERM, default)
+    assert res.exit_code == 130, res.output
+    assert not isinstance(res.exception, Killed)
+
