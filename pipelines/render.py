@@ -104,7 +104,8 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
         shown, commands = _commands_below([_merge_intervals(r) for r in rows])
         table = Table(title=name.replace("_", " "), title_justify="left")
         for key in shown[0]:
-            table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left")
+            table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left",
+                             overflow="fold")  # a narrow terminal wraps a value, never cuts it to '98…'
         for row in shown:
             table.add_row(*(_cell(k, v) if not isinstance(v, str) else v for k, v in row.items()))
         console.print(table)
