@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from pipelines import catalog
+from pipelines.executors import ShardFailed
 from pipelines.progress import games_progress
 from pipelines.render import Format, print_tables
 from pipelines.runner import run_experiment
@@ -93,8 +94,13 @@ def check_execution(shard_size: Optional[int], workers: Optional[int]) -> None:
 
 def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run", **kwargs):
     """Run ``exp`` with a progress bar; an interrupted run exits 130 with how to finish it."""
-    with games_progress(exp.total_games, quiet, err_console) as advance:
-        result = run_experiment(exp, out, on_progress=advance, **kwargs)
+    try:
+        with games_progress(exp.total_games, quiet, err_console) as advance:
+            result = run_experiment(exp, out, on_progress=advance, **kwargs)
+    except ShardFailed as exc:
+        err_console.print(f"error: {exc}; finished shards are kept: fix the cause, then finish the {what} "
+                          "with the same command and --resume", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
     if result.status != "complete":
         err_console.print(f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
                           f"finish it with the same command and --resume")

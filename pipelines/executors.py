@@ -50,6 +50,19 @@ LOCAL_RAY_CONFIG = {"raylet_client_connect_timeout_milliseconds": 100, "raylet_c
 CPU_REFRESH_S = 5.0  # how often the in-flight window reads the cluster's CPUs again
 
 
+class ShardFailed(Exception):
+    """A shard's task raised: not a game (games record their own errors, ``status='error'``)
+    but what plays them, e.g. the store refused a write. One line, naming the shard."""
+
+
+def shard_failed(number: int, exc: BaseException) -> ShardFailed:
+    """Shard ``number``'s failure in one line: the worker's own exception (a Ray
+    task error's ``cause``), its type and the first line of its message."""
+    cause = getattr(exc, "cause", None) or exc
+    first = (str(cause).strip().splitlines() or [""])[0]
+    return ShardFailed(f"shard {number} failed: {type(cause).__name__}: {first}")
+
+
 class InProcessExecutor:
     workers = 1
     seconds_ray_start = 0.0
@@ -59,7 +72,11 @@ class InProcessExecutor:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
         for args in tasks:
-            yield play_shard(*args)
+            try:
+                summary = play_shard(*args)
+            except Exception as exc:
+                raise shard_failed(args[2], exc) from exc
+            yield summary
 
     def close(self) -> None:
         pass
@@ -171,8 +188,21 @@ class RayExecutor:
 
     def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
         ray = self._ray
-        return run_in_window(tasks, lambda args: self._remote.remote(*args),
-                             lambda pending: ray.wait(pending, num_returns=1), ray.get, self._window)
+        shard_of = {}  # in-flight task -> its shard number, for a failure's message
+
+        def submit(args: Task):
+            ref = self._remote.remote(*args)
+            shard_of[ref] = args[2]
+            return ref
+
+        def fetch(ref) -> ShardSummary:
+            number = shard_of.pop(ref)
+            try:
+                return ray.get(ref)
+            except ray.exceptions.RayError as exc:  # the task raised, or its worker died past the retries
+                raise shard_failed(number, exc) from exc
+
+        return run_in_window(tasks, submit, lambda pending: ray.wait(pending, num_returns=1), fetch, self._window)
 
     def close(self) -> None:
         if self._started_here:

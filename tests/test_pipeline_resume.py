@@ -99,3 +99,39 @@ def test_resume_refuses_a_damaged_finished_shard_before_writing_anything(tmp_pat
     assert len(res.output.strip().splitlines()) == 1
     assert "shard-00001.parquet" in res.output and "finish the run with --resume" in res.output
     assert (tmp_path / "r" / "manifest.json").read_bytes() == manifest
+
+
+def test_a_shard_whose_task_fails_is_one_line_keeps_finished_shards_and_resumes(tmp_path, monkeypatch):
+    """Before: a worker-side failure (a store refusing a write, say) ended the run with a traceback."""
+    import pipelines.executors
+
+    real = pipelines.executors.play_shard
+
+    def store_refuses_shard_1(*args):
+        if args[2] == 1:
+            raise OSError("When uploading part for key 'runs/r/games/shard-00001.parquet': AccessDenied\nmore")
+        return real(*args)
+
+    monkeypatch.setattr(pipelines.executors, "play_shard", store_refuses_shard_1)
+    failed = simulate(tmp_path, "--shard-size", "5")
+    assert failed.exit_code == 1
+    lines = failed.output.strip().splitlines()
+    assert len(lines) == 1 and "shard 1 failed: OSError: When uploading part" in lines[0], failed.output
+    assert "--resume" in lines[0]
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert (manifest["status"], manifest["games_done"]) == ("incomplete", 5)
+    monkeypatch.setattr(pipelines.executors, "play_shard", real)
+    again = simulate(tmp_path, "--resume")
+    assert again.exit_code == 0, again.output
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_a_ray_task_error_names_the_shard_and_its_cause_in_one_line():
+    from ray.exceptions import RayTaskError
+
+    from pipelines.executors import shard_failed
+
+    cause = PermissionError("bucket 'runs' refused the write\nTraceback ...")
+    err = RayTaskError("play_shard", "Traceback (most recent call last): ...", cause)
+    assert str(shard_failed(7, err)) == (
+        "shard 7 failed: PermissionError: bucket 'runs' refused the write")

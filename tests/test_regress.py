@@ -233,3 +233,18 @@ def test_a_sigterm_while_regress_stops_ray_is_an_interruption_not_a_kill(tmp_pat
     assert res.exit_code == 130, res.output
     assert not isinstance(res.exception, Killed)
 
+
+def test_a_failing_shard_task_ends_regress_undecided_in_one_line_not_changed(tmp_path, monkeypatch):
+    """Exit 1 means 'changed' to a CI job: a worker-side failure is no decision (3)."""
+    import pipelines.executors
+
+    def store_refuses(*args):
+        raise OSError("AccessDenied")
+
+    base = baseline(tmp_path, games=200)
+    monkeypatch.setattr(pipelines.executors, "play_shard", store_refuses)
+    res = runner.invoke(app, ["regress", base, "--out", str(tmp_path / "cand"), "--workers", "0", "--batch", "100"])
+    assert res.exit_code == 3, res.output
+    lines = res.output.strip().splitlines()
+    assert "shard 0 failed: OSError: AccessDenied" in lines[-1] and "--resume" in lines[-1], res.output
+

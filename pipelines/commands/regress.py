@@ -59,6 +59,7 @@ def register(app: typer.Typer) -> None:
         Example: polsim regress runs/polarity-standard-1a2b3c4d5e --set magnet_strength=1.1 --delta 0.05 --out runs/
         """
 
+        from pipelines.executors import ShardFailed
         from pipelines.regress import GoldenSceneChanged, make_config, regress
 
         def progress(look) -> None:
@@ -77,6 +78,9 @@ def register(app: typer.Typer) -> None:
             cli.fail(str(exc))
         except GoldenSceneChanged as exc:
             cli.fail(str(exc), code=1)
+        except ShardFailed as exc:  # no decision, as when the games run out (exit 3), never 1 ('changed')
+            cli.fail(f"{exc}; finished shards are kept: fix the cause, then finish the regress with the same "
+                     "command and --resume", code=3)
         for note in result.notes:
             cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
         if result.verdict is None:
