@@ -49,7 +49,7 @@ def cluster(monkeypatch):
 
 def test_the_in_flight_window_grows_with_the_cluster_and_stays_bounded(cluster):
     executor = executors.RayExecutor(workers=None, address="head:6379")
-    tasks = [(n,) for n in range(1000)]
+    tasks = [("{}", "r", n, n, 1, "out/r") for n in range(1000)]  # play_shard arguments: shard n
     assert list(executor.run(tasks)) == tasks  # every task once
     seen = cluster.pending_seen
     assert max(seen[:10]) == 2  # no CPUs yet: a couple of tasks queued, so an autoscaler sees demand
