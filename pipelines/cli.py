@@ -85,6 +85,12 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
+def fail_shard(exc: ShardFailed, what: str, code: int) -> None:
+    """A shard's task failed: one line, and how to finish the run once the cause is fixed."""
+    fail(f"{exc}; finished shards are kept: fix the cause, then finish the {what} with the same command "
+         "and --resume", code=code)
+
+
 def check_execution(shard_size: Optional[int], workers: Optional[int]) -> None:
     if shard_size is not None and shard_size <= 0:
         raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
@@ -98,9 +104,7 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
         with games_progress(exp.total_games, quiet, err_console) as advance:
             result = run_experiment(exp, out, on_progress=advance, **kwargs)
     except ShardFailed as exc:
-        err_console.print(f"error: {exc}; finished shards are kept: fix the cause, then finish the {what} "
-                          "with the same command and --resume", highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from None
+        fail_shard(exc, what, code=1)
     if result.status != "complete":
         err_console.print(f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
                           f"finish it with the same command and --resume")

@@ -79,8 +79,7 @@ def register(app: typer.Typer) -> None:
         except GoldenSceneChanged as exc:
             cli.fail(str(exc), code=1)
         except ShardFailed as exc:  # no decision, as when the games run out (exit 3), never 1 ('changed')
-            cli.fail(f"{exc}; finished shards are kept: fix the cause, then finish the regress with the same "
-                     "command and --resume", code=3)
+            cli.fail_shard(exc, "regress", code=3)
         for note in result.notes:
             cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
         if result.verdict is None:
