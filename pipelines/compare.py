@@ -158,12 +158,10 @@ def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[
     """What differs in the code and packages that made the two runs: the
     physics and polsim versions (usually the point of the comparison), and the
     result-relevant package versions, which can move results by themselves."""
-    notes = []
-    for key, what in (("physics_version", "physics"), ("package_version", "polsim")):
-        if man_a.get(key) != man_b.get(key):
-            notes.append(f"{what} {man_a.get(key)} ({names[0]}) → {man_b.get(key)} ({names[1]})")
-    pkgs_a = man_a.get("environment", {}).get("packages")
-    pkgs_b = man_b.get("environment", {}).get("packages")
+    a, b = mf.versions(man_a), mf.versions(man_b)
+    notes = [f"{what} {a[what]} ({names[0]}) → {b[what]} ({names[1]})" for what in ("physics", "polsim")
+             if a[what] != b[what]]
+    pkgs_a, pkgs_b = ({k: v for k, v in d.items() if k not in mf.CODE} for d in (a, b))
     if pkgs_a and pkgs_b:
         changed = [f"{k} {pkgs_a.get(k)} → {pkgs_b.get(k)}" for k in sorted(set(pkgs_a) | set(pkgs_b))
                    if pkgs_a.get(k) != pkgs_b.get(k)]

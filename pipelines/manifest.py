@@ -43,6 +43,23 @@ def environment() -> dict:
             "system": platform.system(), "machine": platform.machine(), "packages": packages}
 
 
+CODE = ("polsim", "physics")  # the code's own versions, first in ``versions``
+
+
+def code_versions(package_version: str, physics_version: str) -> dict[str, str | None]:
+    """The versions this process's results depend on, by name: ``CODE``, then the result packages."""
+    return {"polsim": package_version, "physics": physics_version, **environment()["packages"]}
+
+
+def versions(manifest: dict) -> dict[str, str | None]:
+    """The versions a stored run's results depend on, as ``code_versions`` names them
+    (a manifest that records no packages gives only ``CODE``)."""
+    env = manifest.get("environment")
+    packages = env.get("packages") if isinstance(env, dict) else None
+    return {"polsim": manifest.get("package_version"), "physics": manifest.get("physics_version"),
+            **(packages if isinstance(packages, dict) else {})}
+
+
 def new_manifest(exp: Experiment, run_id: str, package_version: str, physics_version: str) -> dict:
     return {
         "format": FORMAT_VERSION,

@@ -21,21 +21,9 @@ from pipelines.spec import Experiment
 from rules.base import UsageError
 
 
-def versions(package_version: str, physics_version: str, packages: dict) -> dict[str, str | None]:
-    """The versions a run's results depend on, by name."""
-    return {"polsim": package_version, "physics": physics_version, **packages}
-
-
-def stored_versions(stored: dict) -> dict[str, str | None]:
-    env = stored.get("environment")
-    packages = env.get("packages") if isinstance(env, dict) else None
-    return versions(stored.get("package_version"), stored.get("physics_version"),
-                    packages if isinstance(packages, dict) else {})
-
-
 def check_versions(run_id: str, stored: dict, current: dict[str, str | None]) -> None:
-    """Refuse to resume a run made with other versions than ``current``."""
-    made = stored_versions(stored)
+    """Refuse to resume a run made with other versions than ``current`` (``mf.code_versions``)."""
+    made = mf.versions(stored)
     differ = [name for name in current if name in made and made[name] != current[name]]
     if differ:
         then = ", ".join(f"{name} {made[name] or '(none)'}" for name in differ)

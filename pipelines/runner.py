@@ -36,7 +36,7 @@ from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
 from pipelines.interrupts import Interrupted, stop_on_signals
 from pipelines.kept import failed_games, finished_shards, tally
-from pipelines.resume import resumable, versions
+from pipelines.resume import resumable
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, locate
 from rules.base import UsageError
@@ -119,7 +119,7 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     run = root.child(run_id)
     stored = _existing_run(run, run_id, out, resume, overwrite)
     if stored:
-        current = versions(package_version(), game.physics_version(), mf.environment()["packages"])
+        current = mf.code_versions(package_version(), game.physics_version())
         exp = resumable(run_id, stored, exp, current, shard_size_given)
     done = finished_shards(run, exp) if stored else set()
     failed = failed_games(run, exp, done)  # a resumed run's failures so far are in its tables
