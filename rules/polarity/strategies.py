@@ -55,6 +55,11 @@ def red_scaled(margin: float, weight: float) -> float:
     return margin / weight if margin > 0 else margin * weight
 
 
+def openness(disc: float, red: float, red_weight: float) -> float:
+    """How open a spot or a leaner is: its smallest margin, the red disc's counted ``red_weight`` times."""
+    return min(disc, red_scaled(red, red_weight))
+
+
 def spread_spot(view: View, rng, n: int, red_weight: float = 2.0, size: int = 1, skip=frozenset()):
     """R3 / R10: of ``n`` legal spots, the one farthest beyond every disc's reach
     (``clearance.spot_margin``; the red disc's margin counted ``red_weight`` times): spreads
@@ -68,7 +73,7 @@ def spread_spot(view: View, rng, n: int, red_weight: float = 2.0, size: int = 1,
     def score(s) -> float:
         others = [b for b in view.discs() if b.id not in skip] + ([view.red()] if view.red() else [])
         disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT, size=size)
-        return min(disc, red_scaled(red, red_weight))
+        return openness(disc, red, red_weight)
 
     return max(spots, key=score)
 
@@ -121,8 +126,7 @@ def margins_of(view: View, place: Place) -> tuple[float, float]:
 
 def clearance_of(view: View, place: Place, red_weight: float) -> float:
     """The candidate's smallest margin, the red disc's counted ``red_weight`` times."""
-    disc, red = margins_of(view, place)
-    return min(disc, red_scaled(red, red_weight))
+    return openness(*margins_of(view, place), red_weight)
 
 
 def not_suicide(view: View, cands: list[Place], red_margin_mm: float) -> list[Place]:
@@ -244,7 +248,7 @@ class AggressiveStrategy:
         safe = [s for s in spots
                 if margins[s][0] > self.p.min_gap_mm * MM and margins[s][1] > self.p.red_margin_mm * MM]
         if not safe:
-            return max(spots, key=lambda s: min(margins[s][0], red_scaled(margins[s][1], self.p.red_weight)))
+            return max(spots, key=lambda s: openness(*margins[s], self.p.red_weight))
         targets = [b for b in bodies if b.up != view.up or b.red]
         return min(safe, key=lambda s: min((dm.hypot(s[0] - t.x, s[1] - t.y) for t in targets), default=0.0))
 
@@ -306,7 +310,7 @@ class CapturerStrategy(CautiousStrategy):
         def home(s) -> float:
             d = min((dm.hypot(s[0] - b.x, s[1] - b.y) for b in own), default=0.0)
             disc, red = clearance.spot_margin(others, *s, red_gap=clearance.REACH_ATTRACT, size=len(group.ids))
-            return min(disc, red_scaled(red, self.p.red_weight)) - max(0.0, d - self.p.home_mm * MM)
+            return openness(disc, red, self.p.red_weight) - max(0.0, d - self.p.home_mm * MM)
 
         return max(spots, key=home)
 
