@@ -2,7 +2,8 @@
 
 - ``RayExecutor``: an embedded local Ray (one worker per core, or
   ``workers``; always a new one: ``ray.init()`` alone would attach to any
-  Ray already running on the machine), or an existing cluster at ``address``. At most a few tasks per
+  Ray already running on the machine; lean: without the daemons a run never
+  uses, ``pipelines/lean_ray.py``), or an existing cluster at ``address``. At most a few tasks per
   CPU are in flight, so the driver's memory stays flat however long the run;
   the cluster's CPUs are read again every few seconds (``InFlight``), so a
   cluster that grows gets more work, and an autoscaler, which scales on
@@ -36,6 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
+from pipelines.lean_ray import lean_local_head
 from workers.shard import ShardSummary, play_shard, warm_up
 
 Task = tuple  # the positional arguments of ``play_shard``
@@ -166,8 +168,9 @@ class RayExecutor:
                     if address:
                         ray.init(address=address, **kwargs)
                     else:  # "local": a fresh Ray, never one someone else started here
-                        ray.init(address="local", num_cpus=workers or os.cpu_count(),
-                                 _system_config=LOCAL_RAY_CONFIG, **kwargs)
+                        with lean_local_head():
+                            ray.init(address="local", num_cpus=workers or os.cpu_count(),
+                                     _system_config=LOCAL_RAY_CONFIG, **kwargs)
             self.workers = int(ray.cluster_resources().get("CPU", 1))
         except BaseException:  # failed or interrupted: stop what was started
             try:

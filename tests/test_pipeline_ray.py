@@ -37,13 +37,31 @@ def test_same_parquet_content_with_one_and_two_workers(tmp_path):
         assert content(one.uri, kind).equals(content(local.uri, kind))
 
 
-def test_close_stops_every_process_the_embedded_ray_started():
+def test_embedded_ray_is_lean_and_close_stops_every_process_it_started():
+    from ray._private import ray_constants
     from ray._private import worker as ray_worker
 
     from pipelines.executors import RayExecutor
 
     executor = RayExecutor(workers=1)
-    processes = [info.process for infos in ray_worker._global_node.all_processes.values() for info in infos]
-    assert any("monitor" in " ".join(map(str, p.args)) for p in processes)
+    started = ray_worker._global_node.all_processes
+    processes = [info.process for infos in started.values() for info in infos]
+    unused = (ray_constants.PROCESS_TYPE_MONITOR, ray_constants.PROCESS_TYPE_LOG_MONITOR,
+              ray_constants.PROCESS_TYPE_DASHBOARD)
+    assert [kind for kind in unused if started.get(kind)] == []
+    assert started.get(ray_constants.PROCESS_TYPE_RAYLET) and started.get(ray_constants.PROCESS_TYPE_GCS_SERVER)
+    assert executor._ray.get(executor._ray.remote(lambda: 6 * 7).remote()) == 42
     executor.close()
     assert [p.args[:2] for p in processes if p.poll() is None] == []
+
+
+def test_lean_local_head_puts_rays_own_classes_back():
+    from ray._private import node, parameter
+
+    from pipelines.lean_ray import lean_local_head
+
+    before = parameter.RayParams, node.Node.start_api_server
+    with lean_local_head() as lean:
+        assert lean and parameter.RayParams is not before[0]
+        assert parameter.RayParams().no_monitor and parameter.RayParams().include_log_monitor is False
+    assert (parameter.RayParams, node.Node.start_api_server) == before
