@@ -260,7 +260,10 @@ def test_polar_turns_are_stored_with_the_games_parquet_layout_and_read_back_unch
     layout = parquet_layout(get_game("polar"), "turns")
     meta = pq.ParquetFile(path).metadata.row_group(0)
     encodings = {meta.column(i).path_in_schema: meta.column(i).encodings for i in range(meta.num_columns)}
-    assert "DELTA_BINARY_PACKED" in encodings["point"] and "BYTE_STREAM_SPLIT" in encodings["score_0"]
+    assert "DELTA_BINARY_PACKED" in encodings["x"]
+    assert "BYTE_STREAM_SPLIT" in encodings["point"] and "BYTE_STREAM_SPLIT" in encodings["score_0"]
+    schema = pq.ParquetFile(path).schema_arrow  # no definition levels: every Polar turns column is required
+    assert [f.name for f in schema if f.nullable and f.name != "run_id"] == []
     assert all(("RLE_DICTIONARY" in encodings[name]) == (enc == "DICTIONARY") for name, (enc, _) in layout.items())
     assert "RLE_DICTIONARY" in encodings["colour"]  # not in the layout: the default
 

@@ -41,7 +41,7 @@ n_legal             int32    legal moves the mover had (0 on a pass); turn 0: th
                              number of possible openings (ordered adjacent pairs)
 ==================  =======  =====================================================
 
-The turn columns every game has are non-null (``REQUIRED``); ``PARQUET_LAYOUT``
+Every turns column is non-null (``TURNS_SCHEMA``); ``PARQUET_LAYOUT``
 names how workers encode each turns column (see its note).
 """
 
@@ -180,13 +180,12 @@ def games_table(index: np.ndarray, g, dictionary: bool = False) -> pa.Table:
     )
 
 
-# Turn columns every game's turns table has (``rules.base``) are non-null:
-# Parquet then writes no definition levels for them (~0.06 us a game per
-# column). Polar's own columns stay nullable, so reading a Polar run side by
-# side with another game's (which lacks them) still works.
-REQUIRED = ("game_index", "turn", "player", "score_0", "score_1")
+# Every turns column is non-null (a pass is point -1, see above): Parquet then
+# writes no definition levels, ~0.1 us a game per column. A run of another
+# game, which lacks Polar's columns, still reads side by side with a Polar run
+# (duckdb ``union_by_name`` and pyarrow datasets fill them with nulls).
 TURNS_SCHEMA = pa.schema(
-    [pa.field(name, type_, nullable=name not in REQUIRED) for name, type_ in (
+    [pa.field(name, type_, nullable=False) for name, type_ in (
         ("game_index", pa.int64()), ("turn", pa.int32()), ("player", pa.int8()), ("score_0", pa.float64()),
         ("score_1", pa.float64()), ("colour", pa.string()), ("point", pa.int32()), ("point2", pa.int32()),
         ("x", pa.int16()), ("y", pa.int16()), ("n_legal", pa.int32()),
@@ -195,20 +194,24 @@ TURNS_SCHEMA = pa.schema(
 # (encoding, codec) per column of the tables workers write (``pipelines.storage``;
 # columns not named: dictionary + LZ4). Measured on a 5,000-game 9x9 random
 # shard (279 k turn rows), encoding CPU per game and file size: dictionary +
-# LZ4 everywhere, all nullable 5.3 us, 1.16 MB; this layout with ``REQUIRED``
-# 3.2 us, 1.58 MB. Dictionary encoding hashes every value (~6 ns). Columns
+# LZ4 everywhere, all nullable 5.3 us, 1.16 MB; this layout 3.2 us, 1.58 MB
+# with only the five common columns non-null, and ~25 % less CPU again with
+# every column non-null and byte-stream-split + LZ4 for point and n_legal
+# (15 alternated runs on a slower spell: medians 5.56 -> 4.25 us, same
+# bytes). Dictionary encoding hashes every value (~6 ns). Columns
 # that repeat within a game (game_index, turn, player, point2) are about as
 # small plain under LZ4 at a fifth of the cost; the high-entropy small
-# integers (point, x, y, n_legal) delta-packed with no codec cost 0.08-0.17 us
-# a game less each than dictionary + LZ4 for 18-37 % more bytes (LZ4 gains
-# them almost nothing); the integral running scores under byte-stream-split
-# + LZ4 cost ~0.2 us less each for ~65 % more bytes.
+# integers x and y delta-packed with no codec cost less than dictionary +
+# LZ4 for 18-37 % more bytes (LZ4 gains them almost nothing), and point and
+# n_legal split into byte streams under LZ4 cost half of that for the same
+# bytes; the integral running scores under byte-stream-split
+# + LZ4 cost ~0.2 us less each than dictionary + LZ4 for ~65 % more bytes.
 _P, _DELTA, _SPLIT = "PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"
 PARQUET_LAYOUT = {
     "turns": {
         "game_index": (_P, "lz4"), "turn": (_P, "lz4"), "player": (_P, "lz4"), "point2": (_P, "lz4"),
         "score_0": (_SPLIT, "lz4"), "score_1": (_SPLIT, "lz4"),
-        "point": (_DELTA, "none"), "x": (_DELTA, "none"), "y": (_DELTA, "none"), "n_legal": (_DELTA, "none"),
+        "point": (_SPLIT, "lz4"), "n_legal": (_SPLIT, "lz4"), "x": (_DELTA, "none"), "y": (_DELTA, "none"),
     },
 }  # fmt: skip
 
@@ -217,7 +220,7 @@ def turns_table(index: np.ndarray, t, dictionary: bool = False) -> pa.Table:
     pos, turn, player, s0, s1, colour, point, point2, x, y, n_legal = t
     schema = TURNS_SCHEMA
     if dictionary:
-        schema = schema.set(5, pa.field("colour", pa.dictionary(pa.int8(), pa.string())))
+        schema = schema.set(5, pa.field("colour", pa.dictionary(pa.int8(), pa.string()), nullable=False))
     return pa.Table.from_arrays(
         [
             pa.array(index[pos], pa.int64()),
