@@ -12,14 +12,31 @@ only the stamp of the file that defines a cached function, not of the files
 whose functions it calls (a kernel in ``sim/magnetics.py`` inlined into
 ``sim/integrate.py``): without the digest an edited kernel could keep
 serving stale machine code, silently. Any source change starts a fresh cache.
+
+Old folders are removed (``prune``): each process marks its own folder used
+(its mtime) and then deletes the sibling version folders that are unused
+for ``STALE_DAYS``, or that are not among the ``KEEP_RECENT`` most recently
+used and unused for ``GRACE_S`` (a folder is ~100-200 MB, and every upgrade,
+or every edit of ``sim`` or ``rules`` while developing, starts one). A process
+marks its folder when it starts, so a folder another run is still using is
+never taken. Only folders named like ``<polsim>-py<X.Y>-numba<N>-<src>`` are
+touched; anything else under the base folder stays.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
+import shutil
 import sys
 import tempfile
+import time
+
+STALE_DAYS = 14
+KEEP_RECENT = 4
+GRACE_S = 3600.0
+TAG = re.compile(r"^[^/]+-py\d+\.\d+-numba[^/-]+-[0-9a-f]{12}$")
 
 
 def _version_tag() -> str:
@@ -63,12 +80,41 @@ def _writable(path: str) -> bool:
         return False
 
 
+def prune(base: str, own: str, now: float | None = None) -> list[str]:
+    """Mark ``base/own`` used and delete its stale siblings (see the module
+    docstring); returns the names deleted. Never raises: a folder another
+    process deletes first, or one it cannot, is skipped."""
+    now = time.time() if now is None else now
+    try:
+        os.utime(os.path.join(base, own), (now, now))
+        used = []
+        for name in os.listdir(base):
+            if name != own and TAG.match(name):
+                try:
+                    used.append((os.stat(os.path.join(base, name)).st_mtime, name))
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    used.sort(reverse=True)
+    gone = []
+    for rank, (mtime, name) in enumerate(used):
+        idle = now - mtime
+        if idle > STALE_DAYS * 86400 or (rank >= KEEP_RECENT - 1 and idle > GRACE_S):
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            gone.append(name)
+    return gone
+
+
 def cache_dir() -> str:
     base = os.environ.get("POLSIM_CACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache", "polsim")
-    path = os.path.join(base, _version_tag(), "numba")
+    tag = _version_tag()
+    path = os.path.join(base, tag, "numba")
     if not _writable(path):
-        path = os.path.join(tempfile.gettempdir(), f"polsim-{os.getuid()}", _version_tag(), "numba")
+        base = os.path.join(tempfile.gettempdir(), f"polsim-{os.getuid()}")
+        path = os.path.join(base, tag, "numba")
         os.makedirs(path, exist_ok=True)
+    prune(base, tag)
     return path
 
 
