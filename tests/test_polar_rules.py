@@ -196,3 +196,11 @@ def test_p7_equal_totals_are_a_draw_and_higher_total_wins():
     assert Board.from_rows(BOTH_STUCK).winner() is None
     assert Board.from_rows(BOTH_STUCK).score() == (10, 10)
     assert Board.from_rows(["XXXOO", ".....", ".....", ".....", "....."]).winner() == "black"
+
+
+def test_setting_up_a_point_twice_is_refused_not_a_silently_broken_position():
+    board = Board(5)
+    board.setup((1, 0), "white")
+    with pytest.raises(ValueError, match="already holds a stone"):
+        board.setup((1, 0), "black")
+    assert board.score() == (0, 0) and board.n_legal("black") == 24

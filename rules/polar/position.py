@@ -51,7 +51,10 @@ class Board:
         return int(where)
 
     def setup(self, where, colour) -> None:
-        core.place(self.st, self.n, self.nbr, self.point(where), _COLOURS[colour], self._tmp)
+        p = self.point(where)
+        if self.st[p] != core.EMPTY:
+            raise ValueError(f"point {where} already holds a stone; set each point up once")
+        core.place(self.st, self.n, self.nbr, p, _COLOURS[colour], self._tmp)
 
     def is_legal(self, where, colour) -> bool:
         p = self.point(where)

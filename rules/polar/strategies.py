@@ -80,6 +80,6 @@ STRATEGIES: dict[str, StrategyDef] = {
         "greedy", "best immediate score margin, ties at random", GreedyParams, _make_greedy
     ),
     "mcts": StrategyDef(
-        "mcts", "Monte Carlo tree search (UCT) with random playouts", MctsParams, _make_mcts
+        "mcts", "Monte Carlo tree search (UCT) with random or epsilon-greedy playouts", MctsParams, _make_mcts
     ),
 }
