@@ -6,7 +6,7 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
 - ``outcomes(scope, group, derived)``: win/draw/loss of the ``seats`` view
   grouped by ``group`` (``["strategy"]``, ``["seat"]``, ``["strategy",
   "seat"]``…; ``derived`` names computed seat columns such as a colour):
-  win rate (Wilson) and score rate (draws as half, effective-n Wilson).
+  win rate (Wilson) and score rate (draws as half, the trinomial score interval).
 - ``balance(scope)``: one row per group of games: the seat balance score
   1 - |s_0 - s_1| (``stats.balance.balance``), first-player advantage
   s_0 - 1/2, completion (share of games with a winner, out of every game,

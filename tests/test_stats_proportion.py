@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from pipelines.stats.proportion import difference, effective_games, score_rate, wilson
+from pipelines.stats.proportion import difference, draw_share_given_score, score_rate, wilson
 from pipelines.stats.tally import Tally
 
 
@@ -63,11 +63,51 @@ def test_draws_make_the_score_interval_narrower_than_a_binomial_on_the_same_game
     binomial = wilson(50, 100)
     assert with_draws.estimate == binomial.estimate == 0.5
     assert with_draws.width < binomial.width
-    assert effective_games(Tally.of(30, 40, 30)) == pytest.approx(100 * 0.25 / 0.15)
 
 
 def test_score_rate_without_draws_is_the_wilson_interval():
-    assert score_rate((37, 0, 63)) == wilson(37, 100)
+    ci, reference = score_rate((37, 0, 63)), wilson(37, 100)
+    assert ci.estimate == reference.estimate
+    assert (ci.low, ci.high) == pytest.approx((reference.low, reference.high), abs=1e-9)
+
+
+def _exact_coverage(n, p_win, p_draw, level=0.95):
+    """P(the interval contains the true score rate), summed over every outcome."""
+    from scipy.stats import multinomial
+
+    probs, truth, covered = (p_win, p_draw, 1 - p_win - p_draw), p_win + p_draw / 2, 0.0
+    for wins in range(n + 1):
+        for draws in range(n + 1 - wins):
+            counts = (wins, draws, n - wins - draws)
+            chance = multinomial.pmf(counts, n, probs)
+            if chance > 1e-10:
+                covered += chance * score_rate(counts, level).contains(truth)
+    return covered
+
+
+@pytest.mark.parametrize("n, p_win, p_draw", [(100, 0.02, 0.97), (30, 0.10, 0.85), (50, 0.90, 0.05), (40, 0.3, 0.5)])
+def test_score_rate_covers_about_95_percent_even_when_draws_dominate(n, p_win, p_draw):
+    # a variance read off the counts (Wilson on an effective n) covered 0.908, 0.932, 0.929 in the first three
+    assert 0.935 <= _exact_coverage(n, p_win, p_draw) <= 0.99
+
+
+def test_one_decisive_game_among_many_draws_does_not_collapse_the_interval():
+    all_draws, one_win = score_rate((0, 1000, 0)), score_rate((1, 999, 0))
+    assert all_draws.contains(0.5) and one_win.contains(0.5)
+    assert one_win.width >= 0.8 * all_draws.width
+    assert score_rate((0, 10, 0)).width > 0.05  # ten draws say little about the decisive games to come
+
+
+def test_draw_share_given_score_is_the_profile_maximum():
+    from scipy.optimize import minimize_scalar
+
+    tally = Tally.of(12, 30, 8)
+    for s in (0.3, 0.5, 0.55, 0.7):
+        top = 2 * min(s, 1 - s)
+        best = minimize_scalar(lambda t: -(12 * np.log(s - t / 2) + 30 * np.log(t) + 8 * np.log(1 - s - t / 2)),
+                               bounds=(1e-12, top - 1e-12), method="bounded", options={"xatol": 1e-12})
+        assert draw_share_given_score(tally, s) == pytest.approx(best.x, abs=1e-6)
+    assert draw_share_given_score(Tally.of(tally.wins, tally.draws, tally.losses), tally.score) == pytest.approx(30 / 50)
 
 
 def test_score_rate_at_a_clean_sweep_keeps_a_proper_interval():

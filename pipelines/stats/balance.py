@@ -10,7 +10,7 @@ to 1.
   balanced. Interval, by design:
   * two seats: B = 1 - |2 s_0 - 1| is a function of s_0 alone. The interval
     is the image of the 95 % score-rate interval of seat 0
-    (``proportion.score_rate``, effective-n Wilson) under that function; the
+    (``proportion.score_rate``, the trinomial score interval) under that function; the
     image of a confidence set is a confidence set of at least the same level
     (no delta method, which fails at the kink s_0 = 1/2 — exactly where a
     balanced game sits). When the interval for s_0 contains 1/2 the upper
