@@ -9,7 +9,8 @@ combination is the most balanced.
   intervals (``stats.balance``), mean game length, failed games; then the
   most balanced cell (highest balance estimate) and the cells that cannot be
   told apart from it (``stats.balance_ranking``: paired bootstrap over the
-  shared seeds, Bonferroni over the comparisons, seeded by the run seed).
+  shared seeds, one family over all pairs of cells, so picking the best from
+  the same data is allowed for; seeded by the run seed).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
 - ``paired_proportion``: Newcombe's interval for a paired difference of
   proportions (1998, method 10).
 - ``balance_ranking``: which sweep cell is most balanced, and which cannot be
-  told apart from it (paired bootstrap over shared seeds, Bonferroni).
+  told apart from it (paired bootstrap over shared seeds, all-pairs family).
 
 Typical calls (counts come from duckdb queries over the games tables)::
 
