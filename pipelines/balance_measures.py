@@ -136,7 +136,7 @@ def length(scope: Scope) -> list[dict]:
     rows = describe(scope, "n_turns", f"games WHERE status = 'ok' {scope.where_sql}", scope.keys_sql())
     out = []
     for row in rows:
-        spread = {"iqr": row["p75"] - row["p25"], "cv": row["sd"] / row["mean"] if row["sd"] and row["mean"] else None}
+        spread = {"iqr": row["p75"] - row["p25"], "cv": row["sd"] / row["mean"] if row["sd"] is not None and row["mean"] else None}
         out.append({("games" if k == "n" else k): v for k, v in row.items()} | spread)
     return out
 

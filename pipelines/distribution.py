@@ -31,7 +31,7 @@ GROUP BY ALL HAVING count(x) > 0 ORDER BY ALL
 HIST_SQL = """
 WITH v AS (SELECT {keys} CAST({expr} AS DOUBLE) AS x FROM {rows}),
 r AS (SELECT min(x) AS lo, max(x) AS hi FROM v)
-SELECT {keys} floor((x - r.lo) / {width}) AS bin, count(*) AS count
+SELECT {keys} least(floor((x - r.lo) / {width}), {last}) AS bin, count(*) AS count
 FROM v, r WHERE x IS NOT NULL GROUP BY ALL ORDER BY ALL
 """
 
@@ -59,7 +59,10 @@ def histogram(scope: Scope, expr: str, rows_sql: str, keys: str, bins: int = 40)
     if lo is None:
         return []
     width = bin_width(lo, hi, bool(integral), bins)
-    rows = scope.rows(HIST_SQL.format(keys=keys, expr=expr, rows=rows_sql, width=repr(width)))
+    # the maximum falls on the top edge of the last bin, not into a bin of its own
+    # (integral data: each bin holds whole values, the maximum's included)
+    last = math.floor((hi - lo) / width) if integral else bins - 1
+    rows = scope.rows(HIST_SQL.format(keys=keys, expr=expr, rows=rows_sql, width=repr(width), last=last))
     for row in rows:
         b = row.pop("bin")
         row["lo"], row["hi"] = lo + b * width, lo + (b + 1) * width

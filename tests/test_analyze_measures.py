@@ -449,3 +449,8 @@ def test_runs_of_different_games_side_by_side_keep_their_own_measures(polar_run,
     assert [(r["game"], r["games"]) for r in tables["balance"]] == [("polar", 80), ("toy", 30)]
     assert [r["game"] for r in tables["passes"]] == ["polar"]  # the toy game records no passes
     assert {r["game"] for r in tables["decisiveness"]} == {"polar", "toy"}
+
+
+def test_length_of_games_all_the_same_length_has_no_spread(tmp_path):
+    row = tables_of(write_run(tmp_path, [game_row(i, 0, n_turns=12) for i in range(3)]))["length"][0]
+    assert row["sd"] == 0 and row["cv"] == 0

@@ -201,4 +201,12 @@ def test_chi_square_2x2_with_yates_correction_is_the_hand_formula():
     yates = n * (abs(a * d - b * c) - n / 2) ** 2 / ((a + b) * (c + d) * (a + c) * (b + d))
     res, _ = chi_square(np.array(table))
     assert res.statistic == pytest.approx(yates) and res.df == 1
-    assert res.effect == pytest.approx(np.sqrt(yates / n))       # Cramér's V from the corrected statistic
+    plain = n * (a * d - b * c) ** 2 / ((a + b) * (c + d) * (a + c) * (b + d))
+    assert res.effect == pytest.approx(np.sqrt(plain / n))       # Cramér's V: the correction is for p only
+
+
+def test_cramers_v_of_a_2x2_table_comes_from_the_uncorrected_statistic():
+    # Yates' correction is for the p-value; V of a perfectly associated table is 1
+    res, _ = chi_square(np.array([[10, 0], [0, 10]]))
+    assert res.effect == pytest.approx(1.0)
+    assert chi_square(np.array([[30, 10], [10, 30]]))[0].effect == pytest.approx(0.5)

@@ -176,7 +176,7 @@ def chi_square(table: "np.ndarray | list", correction: bool = True) -> tuple[Tes
     if min(t.shape) < 2:
         return TestResult(0.0, 1.0, "chi-square", 0.0, 0.0), float(t.min())
     res = sps.chi2_contingency(t, correction=correction)
-    cramers_v = float(np.sqrt(res.statistic / (t.sum() * (min(t.shape) - 1))))
+    cramers_v = float(sps.contingency.association(t, method="cramer"))  # from the uncorrected statistic
     return (TestResult(float(res.statistic), float(res.pvalue), "chi-square", float(res.dof), cramers_v),
             float(res.expected_freq.min()))
 
