@@ -7,7 +7,8 @@ from scipy.stats import binom
 from statsmodels.stats.multitest import multipletests
 
 from pipelines.stats.paired import (chi_square, holm, mann_whitney, mcnemar,
-                                    paired_score_difference, stuart_maxwell)
+                                    paired_score_difference, score_differences, sign_flip_pvalue,
+                                    stuart_maxwell)
 
 LOSS, DRAW, WIN = 0, 1, 2
 N_NULL = 400
@@ -210,3 +211,33 @@ def test_cramers_v_of_a_2x2_table_comes_from_the_uncorrected_statistic():
     res, _ = chi_square(np.array([[10, 0], [0, 10]]))
     assert res.effect == pytest.approx(1.0)
     assert chi_square(np.array([[30, 10], [10, 30]]))[0].effect == pytest.approx(0.5)
+
+
+def test_few_seeds_are_judged_by_the_exact_sign_flip_test_not_the_t_test():
+    # four seeds loss -> win and one draw -> win: weaker evidence than five loss -> win,
+    # and the exact test says so (p = 1/16 both); a t-test gave 0.0008
+    weaker, _ = paired_score_difference(np.array([[0, 0, 4], [0, 0, 1], [0, 0, 0]]))
+    stronger, ci = paired_score_difference(np.array([[0, 0, 5], [0, 0, 0], [0, 0, 0]]))
+    assert weaker.method == "sign-flip-exact" and weaker.pvalue == pytest.approx(1 / 16)
+    assert stronger.pvalue == pytest.approx(1 / 16)
+    assert ci.contains(0.0)  # the interval agrees with p > 0.05 at five seeds
+
+
+def test_sign_flip_pvalue_matches_brute_force_enumeration():
+    import itertools
+
+    table = np.array([[2, 1, 3], [1, 1, 2], [0, 1, 2]])
+    values, counts = score_differences(table)
+    d = np.repeat(values, counts)
+    observed = abs(d.sum())
+    flips = [abs(np.dot(signs, np.abs(d))) >= observed - 1e-12 for signs in itertools.product((-1, 1), repeat=d.size)]
+    assert sign_flip_pvalue(values, counts) == pytest.approx(np.mean(flips))
+
+
+def test_mann_whitney_on_a_few_games_is_the_exact_permutation_test():
+    # five games a run, every candidate length above every baseline one, with ties:
+    # 2 of the C(10, 5) = 252 splits are as extreme
+    baseline, candidate = [10, 11, 11, 12, 13], [14, 15, 15, 16, 20]
+    res = mann_whitney(candidate, baseline)
+    assert res.method == "mann-whitney-u-exact" and res.pvalue == pytest.approx(2 / 252)
+    assert mann_whitney(np.arange(30), np.arange(30) + 0.5).method == "mann-whitney-u"
