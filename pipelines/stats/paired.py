@@ -199,7 +199,7 @@ def mann_whitney(x: "np.ndarray | list", y: "np.ndarray | list") -> TestResult:
     return TestResult(float(res.statistic), float(res.pvalue), "mann-whitney-u", effect=r)
 
 
-EXACT_MAX_SPLITS = 20_000  # ways to split the games into the two runs: up to 8 + 8 games, or 5 + 20
+EXACT_MAX_SPLITS = 20_000  # ways to split the games into the two runs: up to 8 + 8 games, or 5 + 15
 
 
 def _u_statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
