@@ -13,8 +13,9 @@
 - ``InProcessExecutor``: plays shards in the calling process, in order; for
   debugging, replays and small tests (``--workers 0``).
 
-``close`` stops an embedded Ray; its autoscaler monitor is killed first,
-which saves the second ``ray.shutdown()`` would wait for it in vain. A start
+``close`` stops an embedded Ray; an autoscaler monitor, if it has one (the
+lean start does not; a Ray whose private start-up moved would), is killed
+first, which saves the second ``ray.shutdown()`` would wait for it in vain. A start
 that fails or is interrupted stops whatever it had started. ``ray.init``
 would install its own SIGTERM handler (``sys.exit``): the driver's handler
 (``interrupts.stop_on_signals``) is kept instead, so a SIGTERM while Ray
