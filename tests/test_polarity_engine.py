@@ -163,6 +163,21 @@ def test_r3_a_setup_placement_that_makes_a_disc_react_is_taken_back():
     assert len([b for b in game.world.bodies() if not b.red]) == 4
 
 
+def test_r3_a_foundation_that_lands_showing_the_other_colour_is_laid_again():
+    tries = []
+
+    def lay(world, x, y, up):
+        before = world.bodies()
+        i = world.add_flat(x, y, up)
+        tries.append(i)
+        landed = moved(world.b[i], up=-up) if len(tries) == 1 else world.b[i]  # the first turns over
+        return world.finish(before + [landed])
+
+    game = make_game(lay=lay)
+    assert game.rows[0]["attempts"] == 2 and len(tries) == 5
+    assert len(own_hosts(game, 0)) == 2 and len(own_hosts(game, 1)) == 2
+
+
 # --- a turn ---------------------------------------------------------------
 
 def test_r4_r5_placed_leaner_leaves_the_stack():
@@ -190,14 +205,15 @@ def test_r5_retry_then_placed_counts_attempts():
     assert game.table.stacks == [3, 4]
 
 
+def tower_ok(world, ids, x, y, up):
+    """A captured group set down as a tower, turned to the captor's colour; nothing else moves."""
+    rest = [b for b in world.bodies() if b.id not in ids]
+    final = rest + [disc(i, x / MM, y / MM, up, "stacked", tower=ids[0], z_mm=3 + 6 * k) for k, i in enumerate(ids)]
+    return world.finish(final, final_contacts=[(ids[0], ids[1])])
+
+
 def test_r6_r10_snap_onto_host_is_a_fault_and_the_opponent_must_capture_first():
     """Common question: discs snapped together from a previous fault are captured before the normal turn."""
-
-    def tower_ok(world, ids, x, y, up):
-        rest = [b for b in world.bodies() if b.id not in ids]
-        final = rest + [disc(i, x / MM, y / MM, up, "stacked", tower=ids[0], z_mm=3 + 6 * k) for k, i in enumerate(ids)]
-        return world.finish(final, final_contacts=[(ids[0], ids[1])])
-
     game = make_game([snaps_on_host, tower_ok, lean_ok])
     game.play_turn(0)
     assert game.rows[-1]["outcome"] == "fault" and game.rows[-1]["fault_groups_made"] == 1
@@ -523,3 +539,66 @@ def test_r3_a_setup_placement_that_pushes_a_disc_a_little_is_taken_back():
 
     game = make_game(lay=lay)
     assert [r["attempts"] for r in game.rows] == [1, 1, 2, 1]
+
+
+def test_r10_r17_with_both_stacks_to_empty_a_player_with_no_disc_left_still_captures():
+    """end_when=both_stacks_empty: seat 0 has played its last disc when seat 1 snaps a
+    disc onto its host; seat 0 cannot place, but captures the group made for it."""
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=4, end_when="both_stacks_empty",
+                          max_attempts=1)
+    game = make_game(rules=rules, setup=False)
+    # after setup both stacks hold 2: 0 places; 1 gives up; 0 places its last; 1 faults
+    # (a group for 0); 0 captures it; 1 places its last disc: both stacks empty
+    game.sim.script = [lean_ok, falls_flat, lean_ok, snaps_on_host, tower_ok, lean_ok]
+    row, turns = game.play()
+    assert [(r["player"], r["phase"], r["outcome"]) for r in turns[-3:]] == [
+        (1, "place", "fault"), (0, "capture", "captured"), (1, "place", "placed")]
+    assert row["end_reason"] == "stack_empty" and row["tower_discs_0"] == 2 and row["winner"] == 0
+    assert game.table.pending == []
+
+
+def white_tower_of_two(rules=None):
+    """A game after setup with a White tower 60 (bottom) under 61, away from everything."""
+    game = make_game(rules=rules)
+    game.world.b[60] = disc(60, 100, -100, W, "stacked", tower=60)
+    game.world.b[61] = disc(61, 100, -100, W, "stacked", tower=60, z_mm=9)
+    game.world.c = {frozenset((60, 61))}
+    game.world.next_id = 62
+    game.table.towers.append(Tower(0, [60, 61]))
+    game.refresh()
+    return game
+
+
+def test_r13_a_tower_knocked_apart_into_single_discs_is_no_tower():
+    game = white_tower_of_two()
+
+    def knocks_apart(world, intent):
+        i, host = new_id(world), world.b[intent.host]
+        rest = [b for b in world.bodies() if b.id not in (60, 61)]
+        final = rest + [disc(60, 100, -100, W), disc(61, 160, -100, W),
+                        disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")]
+        return world.finish(final, action=i, moved_diameters={61: 1.9}, final_contacts=[])
+
+    game.sim.script = [knocks_apart]
+    game.place(1, Place(own_hosts(game, 1)[0].id, 0.0, 0.05, 0.78))
+    assert game.table.towers == [] and game.rows[-1]["towers_0"] == 0
+    assert {60, 61} <= {h.id for h in game.view(0).hosts()}  # two flat White discs, hosts like any
+
+
+def test_r10_r11_a_disc_knocked_off_a_tower_onto_another_is_captured_by_the_opponent():
+    game = white_tower_of_two(PolarityRules(red_orientation="bar", foundations=2, stack_size=6, tower_steal=False))
+    foundation = own_hosts(game, 0)[0]
+
+    def knocks_top_onto_foundation(world, intent):
+        i, host = new_id(world), world.b[intent.host]
+        rest = [b for b in world.bodies() if b.id not in (61, foundation.id)]
+        final = rest + [moved(foundation, state="stacked", tower=foundation.id),
+                        disc(61, foundation.x / MM, foundation.y / MM, W, "stacked", tower=foundation.id, z_mm=9),
+                        disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")]
+        return world.finish(final, action=i, moved_diameters={61: 4.0}, new_contacts=[(foundation.id, 61)],
+                            final_contacts=[(foundation.id, 61)])
+
+    game.sim.script = [knocks_top_onto_foundation]
+    game.place(1, Place(own_hosts(game, 1)[0].id, 0.0, 0.05, 0.78))
+    assert [(g.captor, g.ids) for g in game.table.pending] == [(0, tuple(sorted((foundation.id, 61))))]
+    assert game.table.towers == []  # 60 alone is no tower

@@ -366,3 +366,21 @@ def test_r17_an_emptied_stack_ends_the_game_even_if_refilled_in_the_same_resolut
     both = STD.model_copy(update={"end_when": "both_stacks_empty"})
     assert sudden_end(both, 0, False, False, [0, 5], True, BOTH) is None
     assert sudden_end(both, 0, False, False, [0, 0], False, BOTH)[0] == "stack_empty"
+
+
+def test_r15_off_a_red_disc_left_off_its_dot_earlier_does_not_make_later_moves_faults():
+    """With R15 off (no-red-death), where the red disc lies is not a reaction; a push is."""
+    a = Geometry().red_radius
+    off = moved(RED, x=1.5 * a)  # pushed off the dot turns ago
+    calm = run([off, disc(1, 30, 0, W)], episode([off, disc(1, 30, 0, W)], red_displacement=0.0),
+               red_radius=a, red_moved_loses=False)
+    assert calm.red_moved and not calm.fault and calm.faults == []
+    strict = run([off], episode([off], red_displacement=0.0), red_radius=a)
+    assert strict.fault  # R15 in force: the game ends on it, and the move is a fault as before
+
+
+def test_r6_a_move_that_pushes_the_red_disc_is_a_fault_recorded_as_r():
+    before = [RED, disc(1, 30, 0, W)]
+    pushed = run(before, episode(before, red_displacement=2.4), red_moved_loses=False)  # 1.2 red diameters
+    assert pushed.fault and "r" in pushed.faults
+    assert "r" not in run(before, episode(before, red_displacement=0.8), red_moved_loses=False).faults

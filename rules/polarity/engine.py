@@ -33,7 +33,7 @@ from rules.base import GameSpec
 from rules.seeds import stream
 from rules.polarity.ends import red_orientation, sudden_end, winner
 from rules.polarity.physics import core, geometry, physics_version
-from rules.polarity.resolve import Resolution, components, pairs, resolve
+from rules.polarity.resolve import Resolution, components, pairs, resolve, tower_pieces
 from rules.polarity.state import FaultGroup, Table, Tower, colour, seat_of
 from rules.polarity.strategies import STRATEGIES
 from rules.polarity.view import Convert, Place, View
@@ -200,6 +200,7 @@ class Game:
         return resolve(
             ep, before, contacts, self.table, seat, expected,
             self.rules.fault_move_diameters, self.rules.tower_steal, keep, action, self.geo.red_radius,
+            self.rules.red_moved_loses,
         )
 
     def trial_for(self, seat: int):
@@ -218,7 +219,7 @@ class Game:
                 return None  # the game would not go on from here
             return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
                            self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action,
-                           red_radius=self.geo.red_radius)
+                           red_radius=self.geo.red_radius, red_moved_loses=self.rules.red_moved_loses)
 
         return trial
 
@@ -256,19 +257,13 @@ class Game:
         self.table.pending.extend(res.groups)
 
     def refresh_towers(self, ep, removed: set[int]) -> None:
-        """Towers keep the discs still stacked together (the largest piece of each), and
+        """Towers keep the discs still stacked together (``resolve.tower_pieces``), and
         belong to the colour their top disc now shows (R13: turned over, a tower changes hands)."""
         final = {b.id: b for b in ep.final}
-        for t in self.table.towers:
-            pieces: dict[int, list[int]] = {}
-            for i in t.ids:
-                if i in final and i not in removed and final[i].state.value != "out":
-                    key = final[i].tower if final[i].tower >= 0 else i
-                    pieces.setdefault(key, []).append(i)
-            best = max(pieces.values(), key=len, default=[])
-            t.ids = sorted(best, key=lambda i: final[i].z)
-            if t.ids:
-                t.controller = seat_of(final[t.ids[-1]].up)
+        for t, piece in zip(self.table.towers, tower_pieces(self.table, final, removed)):
+            t.ids = piece
+            if piece:
+                t.controller = seat_of(final[piece[-1]].up)
         self.table.towers = [t for t in self.table.towers if t.ids]
 
     def check_end(self, seat: int, res: Resolution, emptied: bool = False) -> None:
@@ -320,17 +315,17 @@ class Game:
         new = {b.id for b in ep.final} - before.keys()
         res = self.resolve(ep, before, contacts, seat, new)
         stirred = any(d > SETUP_STILL for i, d in ep.moved_diameters.items() if i not in new)
-        calm = not (res.fault or stirred or set(ep.flipped) & new or res.returned)
+        # flat with its own colour up (ep.flipped names only discs that were there before)
+        laid_wrong = any(b.id in new and (b.up != colour(seat) or b.state.value != "flat") for b in ep.final)
+        calm = not (res.fault or stirred or laid_wrong or res.returned)
         if not calm:
             self.world = live
         return calm
 
     # -- a turn -----------------------------------------------------------
     def play_turn(self, seat: int) -> None:
-        for group in [g for g in self.table.pending if g.captor == seat]:
-            self.table.pending.remove(group)
-            if self.capture(seat, group):
-                return
+        if self.capture_pending(seat):
+            return
         view = self.view(seat)
         action = self.players[seat].act(view, self.dec[seat])
         check_legal(view, action)
@@ -340,6 +335,15 @@ class Game:
             self.place(seat, action)
         else:
             self.record(seat, "place", "no_move")
+
+    def capture_pending(self, seat: int) -> bool:
+        """R10: capture every group made for ``seat``, first thing in its turn; True
+        if a capture's fault ended the turn."""
+        for group in [g for g in self.table.pending if g.captor == seat]:
+            self.table.pending.remove(group)
+            if self.capture(seat, group):
+                return True
+        return False
 
     def capture(self, seat: int, group) -> bool:
         """R10-R11: lift a fault group and place it as a tower; True if the turn ended."""
@@ -440,6 +444,11 @@ class Game:
                     raise GameOver("turn_limit")
                 if self.table.stacks[seat] > 0:
                     self.play_turn(seat)
+                    self.turn += 1
+                elif any(g.captor == seat for g in self.table.pending):
+                    # R10 under end_when=both_stacks_empty: a player with no disc left
+                    # still captures the groups made for it; it only cannot place
+                    self.capture_pending(seat)
                     self.turn += 1
                 seat = 1 - seat
         except GameOver as end:

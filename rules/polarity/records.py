@@ -32,7 +32,7 @@ turns (one row per action; a turn with captures has several rows, same ``turn``)
     base_distance, tilt float64 (intended, radians and metres) and
     azimuth_noisy, base_distance_noisy, tilt_noisy (after hand noise); x, y,
     x_noisy, y_noisy float64 (spot of a setup disc or a captured tower);
-    attempts int32; fault_kinds string (comma list of R6 a-e, and s: a disc separated from a capture); red_touched
+    attempts int32; fault_kinds string (comma list of R6 a-e, r: the red disc moved, and s: a disc separated from a capture); red_touched
     bool; returned_to_stack int32 (R8, R9); fault_groups_made int32;
     captured_discs int32; stack_s, towers_s, tower_discs_s int32 and
     score_s float64 after the row; discs_on_mat int32; action_state string

@@ -7,9 +7,15 @@ episode, who moved and what the move was; the output is a ``Resolution``:
 - ``faults``: the R6 reaction kinds seen, a subset of ``a``-``e``
   (a new contact, b a leaner fell flat, c a disc snapped onto the held disc,
   d a foundation or tower moved more than ``fault_move_diameters``,
-  e a disc left the circle; the engine adds s, a disc separated from a
-  tower being placed in a capture: ``engine.separated``);
-- ``red_touched`` (R14) and ``red_moved`` (R15: ``red_off_dot``);
+  e a disc left the circle; r the red disc moved more than
+  ``fault_move_diameters`` of its own in this episode, a reaction like d;
+  the engine adds s, a disc separated from a tower being placed in a
+  capture: ``engine.separated``);
+- ``red_touched`` (R14) and ``red_moved`` (R15: ``red_off_dot``, measured
+  from the dot, so pushes add up over turns; with ``red_moved_loses`` it
+  ends the game, and the move is a fault; with R15 off it is not a fault by
+  itself, or a red disc nudged off its dot turns earlier would make every
+  later move a fault: only r, a push in this move, is);
 - ``returned``: discs that go to the mover's stack (R8 in hand, R9 out);
 - ``groups``: new fault groups for the opponent to capture (R10, R11, R12);
 - ``action``: what became of the action disc (``placed`` leaning, ``flat``
@@ -46,10 +52,11 @@ class Resolution:
     groups: list[FaultGroup] = field(default_factory=list)
     action: str = ""
     red_toucher: str = ""  # who touched the red disc: action | leaner | foundation | "" (none)
+    red_moved_loses: bool = True  # R15 in force: the red disc off its dot makes the move a fault
 
     @property
     def fault(self) -> bool:
-        return bool(self.faults) or self.red_touched or self.red_moved
+        return bool(self.faults) or self.red_touched or (self.red_moved and self.red_moved_loses)
 
 
 def pairs(contacts: Iterable[tuple[int, int]]) -> set[frozenset]:
@@ -108,6 +115,26 @@ def components(ids: Iterable[int], links: Iterable[frozenset]) -> list[set[int]]
     return sorted(groups.values(), key=min)
 
 
+def tower_pieces(table: Table, final: dict[int, BodyInfo], removed: set[int]) -> list[list[int]]:
+    """After an episode, each tower's discs still stacked together (bottom to top):
+    its largest piece, or [] when none is left. R13 reads a tower as 2+ discs, so a
+    tower knocked apart into single discs is gone (its discs lie on the mat as any
+    other); a one-disc tower (a captured single disc, R12) stays while its disc
+    does. Discs returned to a stack (``removed``) or out of the circle are not in it."""
+    out = []
+    for t in table.towers:
+        pieces: dict[int, list[int]] = {}
+        for i in t.ids:
+            if i in final and i not in removed and final[i].state != BodyState.OUT:
+                key = final[i].tower if final[i].tower >= 0 else i
+                pieces.setdefault(key, []).append(i)
+        best = max(pieces.values(), key=len, default=[])
+        if len(best) < 2 and len(t.ids) > 1:
+            best = []
+        out.append(sorted(best, key=lambda i: final[i].z))
+    return out
+
+
 def fault_groups(
     ep: Episode,
     before: dict[int, BodyInfo],
@@ -131,7 +158,9 @@ def fault_groups(
     links = {p for p in pairs(ep.final_contacts) if p <= final.keys()}
     new = new_contact_pairs(ep, before_contacts, expected) & links
     new_nodes = {i for p in new for i in p}
-    captured = table.tower_ids()
+    # R11 keeps only discs still in a tower after this move: one knocked off and
+    # snapped onto another disc is in the group like any other
+    captured = {i for piece in tower_pieces(table, final, removed) for i in piece}
     groups = []
     for comp in components(final, links):
         if len(comp) < 2 or not comp & new_nodes:
@@ -205,14 +234,18 @@ def resolve(
     keep: set[int] = frozenset(),
     action: int = -1,
     red_radius: float = Geometry.red_radius,
+    red_moved_loses: bool = True,
 ) -> Resolution:
     """Every rule event of one episode, for the move ``mover`` just made.
     ``action``: the Action Disc released by a ``place_leaner`` episode (else -1)."""
     faults = fault_kinds(ep, before, before_contacts, expected, move_limit, action)
+    if ep.red_displacement / 2.0 > move_limit:  # red radii -> red diameters
+        faults.append("r")
     res = Resolution(
         faults=faults,
         red_touched=bool(ep.red_contacts),
         red_moved=red_off_dot(ep, before, red_radius),
+        red_moved_loses=red_moved_loses,
     )
     if action >= 0:
         res.action = action_outcome(ep, faults, action)
