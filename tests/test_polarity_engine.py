@@ -602,3 +602,26 @@ def test_r10_r11_a_disc_knocked_off_a_tower_onto_another_is_captured_by_the_oppo
     game.place(1, Place(own_hosts(game, 1)[0].id, 0.0, 0.05, 0.78))
     assert [(g.captor, g.ids) for g in game.table.pending] == [(0, tuple(sorted((foundation.id, 61))))]
     assert game.table.towers == []  # 60 alone is no tower
+
+
+def test_r11_without_tower_steal_a_stale_group_cannot_take_discs_out_of_a_tower():
+    game = white_tower_of_two(PolarityRules(red_orientation="bar", foundations=2, stack_size=6, tower_steal=False))
+    game.table.pending.append(FaultGroup(captor=1, ids=(60, 61)))  # queued before 60 and 61 became White's tower
+    game.sim.script = [lean_ok]
+    game.play_turn(1)
+    assert [t.ids for t in game.table.towers_of(0)] == [[60, 61]] and game.table.pending == []
+    assert [r["phase"] for r in game.rows[-1:]] == ["place"]
+
+
+def test_r10_a_disc_snapped_onto_a_new_group_leaves_its_old_pending_group():
+    game = make_game()
+    ids = pending_group(game, 2, captor=1)  # 60 and 61 wait for Black
+
+    def snaps_onto_the_group(world, intent):
+        i = new_id(world)
+        final = world.bodies() + [disc(i, 100, 100, intent.up, "stacked", tower=60, z_mm=15)]
+        return world.finish(final, action=i, new_contacts=[(61, i)], final_contacts=[(60, 61), (61, i)])
+
+    game.sim.script = [snaps_onto_the_group]
+    game.place(1, Place(own_hosts(game, 1)[0].id, 0.0, 0.05, 0.78))  # Black faults onto its own group
+    assert [(g.captor, g.ids) for g in game.table.pending] == [(0, (*ids, 62))]

@@ -24,6 +24,7 @@ Randomness: decisions from ``seat0``/``seat1``, hand noise from
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -254,6 +255,11 @@ class Game:
             self.remove(gone)
         self.table.stacks[seat] += len(res.returned)
         self.refresh_towers(ep, set(res.returned))
+        # a disc is in one pending group, the newest: snapped onto a new group, it left its old one
+        newest = {i for g in res.groups for i in g.ids}
+        if newest:
+            kept = [replace(g, ids=tuple(i for i in g.ids if i not in newest)) for g in self.table.pending]
+            self.table.pending = [g for g in kept if g.ids]
         self.table.pending.extend(res.groups)
 
     def refresh_towers(self, ep, removed: set[int]) -> None:
@@ -349,6 +355,8 @@ class Game:
         """R10-R11: lift a fault group and place it as a tower; True if the turn ended."""
         bodies = {b.id: b for b in self.bodies()}
         ids = [i for i in group.ids if i in bodies and bodies[i].state.value != "out"]
+        if not self.rules.tower_steal:  # R11: discs captured into a tower since stay in it
+            ids = [i for i in ids if i not in self.table.tower_ids()]
         if not ids:
             return False
         # declared captured where it lies: a lone flat disc, or a whole stack (not part of one)
