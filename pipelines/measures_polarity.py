@@ -27,7 +27,10 @@ from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope, quote
 
-FAULT_KINDS = ("a", "b", "c", "d", "e", "s")
+FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat", "c": "c · a disc snaps to the hand",
+               "d": "d · a foundation or tower moves", "e": "e · a disc leaves the circle",
+               "r": "r · the move pushes the red disc", "s": "s · a disc comes apart from a capture"}
+FAULT_KINDS = tuple(FAULT_NAMES)  # the letters of ``turns.fault_kinds`` (rules/polarity/resolve.py)
 PER_SEAT = ("stack", "towers", "tower_discs", "faults", "conversions", "captures", "placements", "attempts", "gave_up")
 COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN 'white' ELSE 'black' END"
 

@@ -22,16 +22,14 @@ from importlib.metadata import version
 from importlib.resources import files
 from string import Template
 
-from pipelines import plots
+from pipelines import measures_polarity, plots
 from pipelines.fastscan import open_for_analysis
 from pipelines.display import readable
 from pipelines.report_data import ReportData, gather
 from pipelines.storage import check_output_file, locate, write_bytes_atomic
 
 
-FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat", "c": "c · a disc snaps to the hand",
-               "d": "d · a foundation or tower moves", "e": "e · a disc leaves the circle",
-               "s": "s · a disc comes apart from a capture", "any": "any fault"}
+FAULT_NAMES = {**measures_polarity.FAULT_NAMES, "any": "any fault"}
 
 
 @dataclass

@@ -249,7 +249,7 @@ def polarity_rows():
                 "score_0": 0.0, "score_1": 0.0}
 
     turns = [t(0, 0, "place", "fault", "a", 1), t(0, 1, "place", "fault", "a,c", 3), t(0, 2, "place", "placed", "", 2),
-             t(0, 3, "place", "fault", "e", 2), t(0, 4, "place", "no_move", "", 0),
+             t(0, 3, "place", "fault", "e,r", 2), t(0, 4, "place", "no_move", "", 0),
              t(0, 5, "capture", "captured", "", 1, 3), t(1, 0, "capture", "captured", "", 1, 1),
              t(1, 1, "convert", "converted"), t(1, 2, "convert", "convert_failed", "b"),
              t(1, 3, "place", "gave_up", "", 5)]
@@ -261,8 +261,8 @@ def test_polarity_fault_rate_per_placement_by_kind(tmp_path):
     faults = tables_of(write_run(tmp_path, games, turns))["faults"]
     place = {r["kind"]: r for r in faults if r["phase"] == "place"}
     assert place["a"]["actions"] == 5  # the no_move row is not a placement
-    assert {k: place[k]["faults"] for k in ("a", "b", "c", "d", "e", "any")} == \
-           {"a": 2, "b": 0, "c": 1, "d": 0, "e": 1, "any": 3}
+    assert {k: place[k]["faults"] for k in ("a", "b", "c", "d", "e", "r", "s", "any")} == \
+           {"a": 2, "b": 0, "c": 1, "d": 0, "e": 1, "r": 1, "s": 0, "any": 3}
     assert place["a"]["fault_rate"] == pytest.approx(2 / 5)
     assert place["b"]["fault_lo"] == 0 < place["b"]["fault_hi"]
     convert = {r["kind"]: r for r in faults if r["phase"] == "convert"}
