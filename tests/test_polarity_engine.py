@@ -146,18 +146,21 @@ def test_r3_white_lays_all_foundations_then_black_and_stacks_shrink():
     assert any(b.red and b.up == B for b in game.world.bodies())  # R1 knob: bar up
 
 
-def test_r3_a_setup_placement_that_makes_a_disc_react_is_taken_back():
-    tries = []
-
+def lays_badly_first(tries, first):
+    """A ``lay_flat`` whose first try ends as ``first(world, i, before)`` says; later ones lie still."""
     def lay(world, x, y, up):
         before = world.bodies()
         i = world.add_flat(x, y, up)
         tries.append(i)
-        if len(tries) == 1:  # the first try pulls a disc over: taken back
-            return world.finish(before + [world.b[i]], new_contacts=[(0, i)], red_contacts=[i])
-        return world.finish(before + [world.b[i]])
+        return first(world, i, before) if len(tries) == 1 else world.finish(before + [world.b[i]])
+    return lay
 
-    game = make_game(lay=lay)
+
+def test_r3_a_setup_placement_that_makes_a_disc_react_is_taken_back():
+    tries = []
+    pulls_a_disc_over = lambda world, i, before: world.finish(  # noqa: E731
+        before + [world.b[i]], new_contacts=[(0, i)], red_contacts=[i])
+    game = make_game(lay=lays_badly_first(tries, pulls_a_disc_over))
     assert game.rows[0]["attempts"] == 2
     assert len(tries) == 5  # four kept, one taken back from a copy of the world
     assert len([b for b in game.world.bodies() if not b.red]) == 4
@@ -165,15 +168,8 @@ def test_r3_a_setup_placement_that_makes_a_disc_react_is_taken_back():
 
 def test_r3_a_foundation_that_lands_showing_the_other_colour_is_laid_again():
     tries = []
-
-    def lay(world, x, y, up):
-        before = world.bodies()
-        i = world.add_flat(x, y, up)
-        tries.append(i)
-        landed = moved(world.b[i], up=-up) if len(tries) == 1 else world.b[i]  # the first turns over
-        return world.finish(before + [landed])
-
-    game = make_game(lay=lay)
+    turns_over = lambda world, i, before: world.finish(before + [moved(world.b[i], up=-world.b[i].up)])  # noqa: E731
+    game = make_game(lay=lays_badly_first(tries, turns_over))
     assert game.rows[0]["attempts"] == 2 and len(tries) == 5
     assert len(own_hosts(game, 0)) == 2 and len(own_hosts(game, 1)) == 2
 
