@@ -17,11 +17,12 @@ Old folders are removed (``prune``): each process marks its own folder used
 (its mtime) and then deletes the sibling version folders that are unused
 for ``STALE_DAYS``, or that are not among the ``KEEP_RECENT`` most recently
 used and unused for ``GRACE_S`` (a folder is ~100-200 MB, and every upgrade,
-or every edit of ``sim`` or ``rules`` while developing, starts one). Every
-process (each Ray worker too) marks its folder when it starts, so a folder
-is only taken from a run whose last process started over an hour ago while
-three newer versions started since (a developer's edits), or over two weeks
-ago; its compiled code is already loaded, so that run goes on. Only folders
+or every edit of ``sim`` or ``rules`` while developing, starts one). The
+process that picks the folder marks it when it starts (a driver; the Ray
+workers it starts inherit its ``NUMBA_CACHE_DIR`` and mark nothing), so a
+folder is only taken from a run started over an hour ago while three newer
+versions started since (a developer's edits), or over two weeks ago; its
+compiled code is already loaded, so that run goes on. Only folders
 named like ``<polsim>-py<X.Y>-numba<N>-<src>`` are touched; anything else
 under the base folder stays.
 """

@@ -218,9 +218,7 @@ class Game:
             at_rest = ep.status in ("settled", "red_contact")
             if ep.status in ("nan", "energy") or (not at_rest and self.rules.unsettled == "end_game"):
                 return None  # the game would not go on from here
-            return resolve(ep, bodies, contacts, self.table, seat, {ep.action},
-                           self.rules.fault_move_diameters, self.rules.tower_steal, action=ep.action,
-                           red_radius=self.geo.red_radius, red_moved_loses=self.rules.red_moved_loses)
+            return self.resolve(ep, bodies, contacts, seat, {ep.action}, action=ep.action)
 
         return trial
 
@@ -356,7 +354,8 @@ class Game:
         bodies = {b.id: b for b in self.bodies()}
         ids = [i for i in group.ids if i in bodies and bodies[i].state.value != "out"]
         if not self.rules.tower_steal:  # R11: discs captured into a tower since stay in it
-            ids = [i for i in ids if i not in self.table.tower_ids()]
+            in_towers = self.table.tower_ids()
+            ids = [i for i in ids if i not in in_towers]
         if not ids:
             return False
         # declared captured where it lies: a lone flat disc, or a whole stack (not part of one)
