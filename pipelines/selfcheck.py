@@ -21,20 +21,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # recorded on an x86-64 AMD EPYC (AVX2, FMA, no AVX-512), Debian glibc 2.36, 2026-12-01
-REFERENCE = {"physics_version": "0.7.0",
-             "fingerprint": "b5550160dd1286315b9167debe5973b479a077c2fc59a4f03350b11c7ea691e1"}
-# physics 0.6.0 (no contact sub-steps; commit 9d4ec2a with these columns), on
-# the same machine; 0.7.0 with contact_substeps = 1 must print it too
+REFERENCE = {"physics_version": "0.8.0",
+             "fingerprint": "76b326e94a8315911e05dc3ab297fbf33f417b36a929ced3efde625d728acfb3"}
+# earlier physics on the same machine, which the knobs that restore it must
+# print too: 0.6.0 (no contact sub-steps; commit 9d4ec2a with these columns)
+# with contact_substeps = 1 and tower_hold = False; 0.7.0 with tower_hold = False
 REFERENCE_SINGLE_STEPS = "dd1f8de89f48fab5850838db1ba1efc3d5021d6949224a8508162d1dadeb0627"
+REFERENCE_0_7_0 = "b5550160dd1286315b9167debe5973b479a077c2fc59a4f03350b11c7ea691e1"
 # what names the run rather than what was played (a run with contact_substeps
 # = 1 plays 0.6.0's games under another cell label, run id and rule column)
 IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label", "variant_hash"}
 
 
-@lru_cache(maxsize=2)
-def fingerprint(contact_substeps: int | None = None) -> str:
-    """The digest; ``contact_substeps`` overrides the core's (1: physics
-    0.6.0's single steps, whose digest is ``REFERENCE_SINGLE_STEPS``)."""
+@lru_cache(maxsize=4)
+def fingerprint(**physics) -> str:
+    """The digest; ``physics`` overrides the core's parameters that the rules
+    also carry (``contact_substeps``, ``tower_hold``: see the references)."""
     import numpy as np
     import pyarrow.parquet as pq
 
@@ -43,7 +45,7 @@ def fingerprint(contact_substeps: int | None = None) -> str:
     from sim.api import PhysicsParams, World, nominal_intent, place_leaner
 
     digest = hashlib.sha256()
-    overrides = {} if contact_substeps is None else {"contact_substeps": contact_substeps}
+    overrides = dict(physics)
     world = World.new(PhysicsParams(**overrides))
     hosts = [world.add_flat(0.08 * k - 0.08, 0.02 * (k % 2), 1) for k in range(3)]
     for k, host in enumerate(hosts):

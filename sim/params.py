@@ -124,6 +124,7 @@ class PhysicsParams(BaseModel):
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
     wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
     hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
+    tower_hold: bool = Field(True, description="a sleeping tower's disc is held as its tower, not alone (sim.holding; False: physics 0.7.0)")
     coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     field_table: bool = Field(True, description="read a source magnet's near field from its table (sim.magnetics_table); False: closed form at every point")
@@ -156,5 +157,6 @@ PACKED = [
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
     "reuse_far", "reuse_rel", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
+    "tower_hold",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

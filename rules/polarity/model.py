@@ -63,6 +63,8 @@ class PolarityRules(RulesBase):
     magnet_strength: float = Field(1.0, gt=0, description="physics: scale on the magnets' remanence Br")
     contact_substeps: int | None = Field(
         None, ge=1, description="physics: sub-steps of a contact step; unset = the core's 3; 1 = physics 0.6.0 (~1.4x cheaper)")
+    tower_hold: bool = Field(
+        True, description="physics: a sleeping tower friction holds stays asleep as a whole; false = physics 0.7.0's wake check (~2x dearer)")
 
     @model_validator(mode="after")
     def _a_disc_left_after_setup(self) -> "PolarityRules":

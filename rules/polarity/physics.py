@@ -6,7 +6,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
 - ``physics_params(rules)``: the core's ``PhysicsParams`` with the rules'
   physics overrides applied (``magnet_strength`` scales the remanence Br of
   every disc, red included; ``settle_budget_s`` is R19's step budget;
-  ``contact_substeps``, when set, the core's sub-steps of moving contacts);
+  ``contact_substeps``, when set, the core's sub-steps of moving contacts;
+  ``tower_hold`` false, the wake check of physics 0.7.0 and before);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``nominal_intent`` finds each leaner's base distance; the measured
@@ -47,6 +48,8 @@ def physics_params(rules):
     }
     if rules.contact_substeps is not None:
         update["contact_substeps"] = rules.contact_substeps
+    if not rules.tower_hold:
+        update["tower_hold"] = False
     return base.model_copy(update=update)
 
 

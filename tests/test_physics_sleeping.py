@@ -1,0 +1,100 @@
+"""The wake check: a sleeper friction can hold stays asleep, alone or as the
+tower it is part of (sim.holding); one it cannot hold is woken."""
+
+import numpy as np
+
+from sim.api import Intent, World, place_leaner
+from sim.bodies import quat_to_matrix
+from sim.forces import KEY, magnetic_on
+from sim.holding import column_of, flat_holds, stack_holds
+
+
+def _frames(w: World):
+    n = len(w.pos)
+    rot = np.zeros((n, 3, 3))
+    for i in range(n):
+        quat_to_matrix(w.quat[i], rot[i])
+    return rot, rot[:, :, 2].copy()
+
+
+def _holds(w: World, i: int) -> bool:
+    n = len(w.pos)
+    rot, axis = _frames(w)
+    return bool(stack_holds(i, w.pos, axis, rot, w.br, w.live, w.awake, w.P, w.field,
+                            np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8),
+                            np.zeros(n, np.int64), np.zeros((n, 6))))
+
+
+def _column(w: World, i: int) -> list[int]:
+    n = len(w.pos)
+    _, axis = _frames(w)
+    column = np.zeros(n, np.int64)
+    height = column_of(i, w.pos, axis, w.live, w.awake, w.P, column)
+    return [int(k) for k in column[:height]]
+
+
+def test_a_tower_is_read_as_its_column_bottom_first_from_any_of_its_discs():
+    w = World.new()
+    w.add_flat(0.1, 0.0, 1)
+    tower = w.add_tower(4, 0.0, 0.0, 1)
+    for disc in tower:
+        assert _column(w, disc) == tower
+    assert _column(w, 0) == [0]                              # a lone foundation is a column of one
+
+
+def test_a_tower_with_a_disc_against_it_or_awake_is_tested_disc_by_disc():
+    touched = World.new()
+    tower = touched.add_tower(3, 0.0, 0.0, 1)
+    touched.add_flat(0.030, 0.0, -1)                         # rim to rim with the bottom disc
+    assert _column(touched, tower[1]) == []
+    awake = World.new()
+    tower = awake.add_tower(3, 0.0, 0.0, 1)
+    awake.awake[tower[2]] = 1
+    assert _column(awake, tower[0]) == []
+
+
+def _magnetic_force(w: World, i: int) -> np.ndarray:
+    n, p = len(w.pos), w.params
+    rot, axis = _frames(w)
+    f6 = np.zeros(6)
+    magnetic_on(i, w.pos, axis, rot, w.br, w.live, p.magnet_radius, p.magnet_thickness, w.field,
+                p.far_cutoff, f6, np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8),
+                p.reuse_pos, p.reuse_axis, p.reuse_far, p.reuse_rel)
+    return f6
+
+
+def test_a_tower_that_friction_holds_holds_although_its_bottom_disc_alone_would_not():
+    w = World.new()
+    tower = w.add_tower(5, 0.0, 0.0, 1)
+    w.add_flat(0.070, 0.0, -1)
+    assert all(_holds(w, disc) for disc in tower)
+    pulled_up = _magnetic_force(w, tower[0])[2]          # by the four discs above it
+    assert pulled_up > w.params.mass * w.params.gravity
+    assert not flat_holds(tower[0], _frames(w)[1], _magnetic_force(w, tower[0]), w.P)
+
+
+def test_a_tower_pulled_sideways_harder_than_friction_holds_is_not_held():
+    """A tall opposite tower 6 mm beside a short one (beyond contact reach):
+    the short tower as a whole is pulled harder than half its friction on
+    the mat, although each face between its discs holds."""
+    w = World.new()
+    tower = w.add_tower(2, 0.0, 0.0, 1)
+    w.add_tower(6, 0.036, 0.0, -1)
+    assert _column(w, tower[0]) == tower
+    assert not any(_holds(w, disc) for disc in tower)
+    w.remove(list(range(2, 8)))
+    assert all(_holds(w, disc) for disc in tower)
+
+
+def test_a_tower_friction_holds_stays_put_under_a_leaner_placed_on_it():
+    """A leaner (as a real game places one: 51 mm out, 44 deg) on a 6-disc
+    tower: its push is well under half the tower's friction on the mat, so
+    the tower sleeps through the placement. Physics 0.7.0 woke it (its
+    bottom disc alone never holds) and the awake tower crept 0.34 diameters
+    on its contacts over 0.5 s, at 12x the body steps."""
+    w = World.new()
+    tower = w.add_tower(6, 0.0, 0.0, -1)
+    ep = place_leaner(w, Intent(tower[0], 0.0, 0.0514, 0.773, -1))
+    assert ep.ok and not ep.new_contacts
+    assert not any(disc in ep.moved_diameters for disc in tower)
+    assert ep.body_steps < 10_000
