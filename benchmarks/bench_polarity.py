@@ -41,6 +41,15 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-12-01 (session 11, AMD EPYC, a slow spell), ``--games 8
+--matchups cautious,aggressive``, two processes side by side: physics 0.8.0
+0.025 games/s/core, 1.6 turns a CPU second (66.2 turns a game, median game
+39 CPU s, costliest 73 s; 4 red_touched, 4 stack_empty); with ``--set
+tower_hold=false`` (0.7.0's physics) 0.024 games/s/core, 1.2 turns a CPU
+second (52.1 turns a game, median 56 s, costliest 124 s; 4 stack_empty, 2
+red_touched, 2 no_colour_on_mat). ``--set`` applies to this mode too since
+that session (it was read only by ``--compare`` and ``--quality``).
+
 Recorded 2026-12-01 on another machine of the same kind (AMD Zen 3, ~1.5x
 slower): ``--games 8 --matchups cautious,aggressive`` with physics 0.4.1 (the
 code of the run below) played other games than that run: 80.5 turns a game,
@@ -110,11 +119,11 @@ def specs(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: di
     return [GameSpec(i, game_seed(seed, i), variant, rules, (pa_, pb) if i % 2 == 0 else (pb, pa_)) for i in range(n)]
 
 
-def timed(a: str, b: str, n: int, seed: int) -> dict:
+def timed(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None) -> dict:
     """Games per CPU second of this process (one core), robust to a busy machine."""
     t0, c0 = time.perf_counter(), time.process_time()
     per_game, parts = [], []
-    for spec in specs(a, b, n, seed):      # one at a time: a game's CPU seconds each
+    for spec in specs(a, b, n, seed, variant, sets):      # one at a time: a game's CPU seconds each
         c = time.process_time()
         parts.append(play_batch([spec]))
         per_game.append(time.process_time() - c)
@@ -261,8 +270,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes for --compare")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    sets = dict(kv.split("=", 1) for kv in args.set)
     if args.quality:
-        sets = dict(kv.split("=", 1) for kv in args.set)
         out = []
         for m in args.matchups or ["cautious,aggressive", "random,cautious", "converter,capturer"]:
             t0 = time.perf_counter()
@@ -270,7 +279,6 @@ def main(argv=None) -> int:
             out[-1]["wall_seconds"] = round(time.perf_counter() - t0, 1)
             print(json.dumps(out[-1]), flush=True)
     elif args.compare:
-        sets = dict(kv.split("=", 1) for kv in args.set)
         out = [compare(*args.compare, args.games, args.seed, args.variant, sets, args.workers)]
     else:
         play_batch(specs("cautious", "aggressive", 1, 999))  # warm-up: numba compile / cache load
@@ -282,7 +290,8 @@ def main(argv=None) -> int:
             pairs.append(("lookahead", "random"))
         out = []
         for a, b in pairs:
-            out.append(timed(a, b, max(2, args.games // 3) if "lookahead" in (a, b) else args.games, args.seed))
+            out.append(timed(a, b, max(2, args.games // 3) if "lookahead" in (a, b) else args.games, args.seed,
+                             args.variant, sets))
             print(json.dumps(out[-1]), flush=True)
     if args.compare:
         print(json.dumps(out[0]))
