@@ -9,7 +9,7 @@ import magpylib as magpy
 import numpy as np
 import pytest
 import scipy.special as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
@@ -275,9 +275,10 @@ def test_torques_balance_angular_momentum_on_random_poses(ni, nj, direction, dis
     assert np.linalg.norm(total) <= 1e-12 * scale
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
-@given(unit_vectors, unit_vectors, unit_vectors, st.floats(CLEAR + 0.003, 15 * DIAMETER))
-def test_swapping_i_and_j_reverses_the_force_and_swaps_the_torques(ni, nj, direction, distance):
+def _swap_mismatch(ni, nj, direction, distance) -> float:
+    """How far j's evaluation of the pair is from i's: the force reversed and
+    the torques swapped, relative to the pair's force and torque. The model
+    samples the source's faces, so the two differ by its discretisation."""
     ci, ni, cj, nj = pose(ni, nj, direction, distance)
     f, t_i, t_j = mag.pair_force_torque_py(ci, ni, cj, nj, RADIUS, THICKNESS, BR, BR)
     g, s_j, s_i = mag.pair_force_torque_py(cj, nj, ci, ni, RADIUS, THICKNESS, BR, BR)
@@ -285,9 +286,32 @@ def test_swapping_i_and_j_reverses_the_force_and_swaps_the_torques(ni, nj, direc
     pair_scale = 3e-7 * m * m / distance**4  # coaxial dipole force at this distance
     force_scale = max(np.linalg.norm(f), 1e-9 * pair_scale)  # a force zero by symmetry is rounding
     torque_scale = max(np.linalg.norm(t_i), np.linalg.norm(t_j), A * force_scale)
-    assert np.linalg.norm(g + f) <= 0.02 * force_scale
-    assert np.linalg.norm(s_i - t_i) <= 0.02 * torque_scale
-    assert np.linalg.norm(s_j - t_j) <= 0.02 * torque_scale
+    return max(np.linalg.norm(g + f) / force_scale, np.linalg.norm(s_i - t_i) / torque_scale,
+               np.linalg.norm(s_j - t_j) / torque_scale)
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(unit_vectors, unit_vectors, unit_vectors, st.floats(CLEAR + 0.010, 15 * DIAMETER))
+def test_swapping_i_and_j_reverses_the_force_and_swaps_the_torques(ni, nj, direction, distance):
+    """Magnets 10 mm or more apart: within 2 % (worst of 31,000 random poses:
+    1.8 %, at 10-14 mm)."""
+    assert _swap_mismatch(ni, nj, direction, distance) <= 0.02
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@example(np.array([0.81322432, 0.43127765, 0.3907247]), np.array([-0.57381148, 0.52397352, 0.62943795]),
+         np.array([0.07468827, 0.56010992, -0.82504457]), 0.028897385089917807)
+@example(np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.array([S45, 0.0, S45]), 0.029296875)
+@given(unit_vectors, unit_vectors, unit_vectors, st.floats(CLEAR + 0.003, CLEAR + 0.010))
+def test_swapping_i_and_j_near_contact_differs_by_the_face_sampling_only(ni, nj, direction, distance):
+    """Magnets 3-10 mm apart: within 6 %. Of 15,000 random poses 2.4 % differ
+    by more than 2 % and the worst (the first example) by 5.0 %. Until
+    session 11 one test claimed 2 % at every distance; it passed only while
+    the derandomized draws missed such poses, and failed (the second example)
+    once Hypothesis mined other constants from the changed source. Well inside the fidelity bar (15 % to magpylib below one
+    diameter), and the core evaluates each pair once and applies it both
+    ways (sim.forces), so Newton's third law is exact in a run."""
+    assert _swap_mismatch(ni, nj, direction, distance) <= 0.06
 
 
 # --- symmetries ---------------------------------------------------------------------------
