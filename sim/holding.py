@@ -19,8 +19,10 @@ on - the whole tower on the mat, the discs above each disc-on-disc face -
 with the sum of their magnetic forces and gravity: pressed onto that face
 (N > 0), sliding force below margin x mu_static N (the mat's or the
 discs'), and the tipping torque about the face's centre below
-margin x N x radius. For a single disc on the mat this is ``flat_holds``'s
-test.
+margin x N x radius. A single disc on the mat is a column of one: the
+same test as ``flat_holds`` but with the mat's friction (``flat_holds``
+cannot tell a disc on the mat from one on a disc and takes the lower), and
+the tipping torque about the mat point under its centre.
 
 A tower qualifies only if it is a plain column: flat discs each resting on
 exactly one below (horizontal offset under a radius, one thickness higher,
