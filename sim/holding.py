@@ -139,10 +139,15 @@ def column_of(i, pos, axis, live, awake, P, column):
 
 
 @njit(cache=True, fastmath=False)
-def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid, column, f6s):
+def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid, column, f6s,
+                held_at, stamp):
     """True if i is in a plain sleeping tower that friction holds, at the mat
     and at every face between its discs (module docstring). ``column`` [n]
-    and ``f6s`` [n, 6] are work rows."""
+    and ``f6s`` [n, 6] are work rows. A tower found held marks its discs
+    ``held_at[k] = stamp``, and a disc so marked is held without a second
+    look (one wake check: nothing has moved since)."""
+    if held_at[i] == stamp:
+        return True
     height = column_of(i, pos, axis, live, awake, P, column)
     if height == 0:
         return False
@@ -171,4 +176,6 @@ def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid,
             return False
         if np.sqrt(tx * tx + ty * ty) >= margin * normal * a:
             return False
+    for c in range(height):
+        held_at[column[c]] = stamp
     return True

@@ -653,6 +653,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     out6 = np.zeros(6)
     column = np.zeros(n, np.int64)
     f6s = np.zeros((n, 6))
+    held_at = np.full(n, -1, np.int64)
     hp = np.zeros(3)
     hv = np.zeros(3)
     sp = np.zeros(3)
@@ -816,7 +817,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 if ((df > wake_f or dtq > wake_f * a) and not flat_holds(i, axis, out6, P)
                         and not (P[_TOWER_HOLD] > 0
                                  and stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache,
-                                                 key, valid, column, f6s))):
+                                                 key, valid, column, f6s, held_at, step))):
                     awake[i] = 1
                     still[i] = 0.0
                     fresh[i] = 1

@@ -22,7 +22,7 @@ def _holds(w: World, i: int) -> bool:
     rot, axis = _frames(w)
     return bool(stack_holds(i, w.pos, axis, rot, w.br, w.live, w.awake, w.P, w.field,
                             np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8),
-                            np.zeros(n, np.int64), np.zeros((n, 6))))
+                            np.zeros(n, np.int64), np.zeros((n, 6)), np.full(n, -1, np.int64), 0))
 
 
 def _column(w: World, i: int) -> list[int]:
