@@ -316,31 +316,49 @@ def test_swapping_i_and_j_near_contact_differs_by_the_face_sampling_only(ni, nj,
 
 # --- symmetries ---------------------------------------------------------------------------
 
+def _symmetry_scale(f, distance) -> float:
+    """|F|, but not below 1e-4 of the coaxial dipole force at this distance: a
+    force zero by symmetry is rounding (~1e-14 of that), and relative to its
+    own size its direction is noise."""
+    m = mag.dipole_moment(BR, RADIUS, THICKNESS)
+    return max(np.linalg.norm(f), 1e-4 * 3e-7 * m * m / distance**4)
+
+
 @settings(max_examples=60, deadline=None, derandomize=True)
+@example(np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0]), 0.125, (0.0, 0.0, 1.0))
+@example(np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.array([0.0, 1.0, 2e-9]), 0.125, (0.0, 0.0, 2.0))
 @given(unit_vectors, unit_vectors, unit_vectors, st.floats(CLEAR, 12 * DIAMETER),
        st.tuples(*[st.floats(-math.pi, math.pi)] * 3))
 def test_rotating_the_whole_pair_rotates_force_and_torques(ni, nj, direction, distance, angles):
+    """To 1e-9; to 1e-6 where j's axis lies within 1e-9..1e-6 rad of the line
+    of centres: there rounding sets the azimuth j's face samples start from
+    (sim.magnetics ``_target_frame``), a jump of up to ~0.1 % near contact
+    at 1e-6 rad and 3.5e-7 relative in the worst of 2,000 such poses."""
+    tilt = np.linalg.norm(np.cross(nj, direction))
+    bound = 1e-6 if 1e-10 < tilt < 1e-6 else 1e-9
     ci, ni, cj, nj = pose(ni, nj, direction, distance)
     ci = ci + np.array([0.1, -0.05, 0.02])
     cj = cj + np.array([0.1, -0.05, 0.02])
     rot = Rotation.from_euler("xyz", angles).as_matrix()
     f, t_i, t_j = mag.pair_force_torque_py(ci, ni, cj, nj, RADIUS, THICKNESS, BR, BR)
     g, s_i, s_j = mag.pair_force_torque_py(rot @ ci, rot @ ni, rot @ cj, rot @ nj, RADIUS, THICKNESS, BR, BR)
-    scale = np.linalg.norm(f)
+    scale = _symmetry_scale(f, distance)
     tscale = max(np.linalg.norm(t_i), np.linalg.norm(t_j), A * scale)
-    assert np.linalg.norm(g - rot @ f) <= 1e-9 * scale
-    assert np.linalg.norm(s_i - rot @ t_i) <= 1e-9 * tscale
-    assert np.linalg.norm(s_j - rot @ t_j) <= 1e-9 * tscale
+    assert np.linalg.norm(g - rot @ f) <= bound * scale
+    assert np.linalg.norm(s_i - rot @ t_i) <= bound * tscale
+    assert np.linalg.norm(s_j - rot @ t_j) <= bound * tscale
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
+@example(np.array([0.0, 0.0, 1.0]), np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0]), 0.125)
 @given(unit_vectors, unit_vectors, unit_vectors, st.floats(CLEAR, 12 * DIAMETER))
 def test_flipping_both_axes_leaves_force_and_torques_unchanged(ni, nj, direction, distance):
     ci, ni, cj, nj = pose(ni, nj, direction, distance)
     f, t_i, t_j = mag.pair_force_torque_py(ci, ni, cj, nj, RADIUS, THICKNESS, BR, BR)
     g, s_i, s_j = mag.pair_force_torque_py(ci, -ni, cj, -nj, RADIUS, THICKNESS, BR, BR)
-    tscale = max(np.linalg.norm(t_i), np.linalg.norm(t_j), A * np.linalg.norm(f))
-    assert np.linalg.norm(g - f) <= 1e-8 * np.linalg.norm(f)
+    scale = _symmetry_scale(f, distance)
+    tscale = max(np.linalg.norm(t_i), np.linalg.norm(t_j), A * scale)
+    assert np.linalg.norm(g - f) <= 1e-8 * scale
     assert np.linalg.norm(s_i - t_i) <= 1e-8 * tscale
     assert np.linalg.norm(s_j - t_j) <= 1e-8 * tscale
 
