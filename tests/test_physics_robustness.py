@@ -1,7 +1,7 @@
 """Random scenes never give NaN or a disc below the mat; blow-ups are reported."""
 
 import numpy as np
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.api import PhysicsParams, World, settle
@@ -29,15 +29,32 @@ def test_robustness_random_scenes_stay_finite_and_above_the_mat(discs):
 BOUND = 2 * float(np.hypot(0.015, 0.003))      # two discs' bounding spheres (radius 15 mm, half thickness 3 mm)
 
 
+CELL = 0.04                                      # 3 x 3 cells over the same +-6 cm
+JITTER = 0.5 * (CELL - BOUND) - 1e-4             # centres in distinct cells stay > BOUND apart
+
+
+@st.composite
+def discs_apart(draw):
+    """1-4 discs in distinct cells, jittered within them, above BOUND / 2: apart by
+    construction (filtering the scenes above kept ~13 % of draws, and Hypothesis
+    gave up on some seeds with filter_too_much)."""
+    cells = draw(st.lists(st.integers(0, 8), min_size=1, max_size=4, unique=True))
+    return [(CELL * (c % 3 - 1) + draw(st.floats(-JITTER, JITTER)),
+             CELL * (c // 3 - 1) + draw(st.floats(-JITTER, JITTER)),
+             draw(st.floats(BOUND / 2 + 1e-4, 0.03)),
+             draw(st.floats(-1, 1)), draw(st.floats(-1, 1)), draw(st.floats(-1, 1)), draw(st.booleans()))
+            for c in cells]
+
+
 @settings(max_examples=12, deadline=None, derandomize=True)
-@given(st.lists(disc, min_size=1, max_size=4))
+@given(discs_apart())
 def test_robustness_random_scenes_that_start_apart_settle_without_a_blow_up(discs):
     """The test above also accepts a reported blow-up (the world is then restored, so
     it is finite whatever happened): here scenes whose discs start apart and above
     the mat must be simulated to the end, finite, no centre sunk into the mat."""
     centres = np.array([d[:3] for d in discs])
     gaps = [np.linalg.norm(a - b) for k, a in enumerate(centres) for b in centres[k + 1:]]
-    assume(all(g > BOUND for g in gaps) and (centres[:, 2] > BOUND / 2).all())
+    assert all(g > BOUND for g in gaps) and (centres[:, 2] > BOUND / 2).all()
     w = World.new(PhysicsParams(settle_budget_s=0.15))
     for x, y, z, nx, ny, nz, red in discs:
         normal = np.array([nx, ny, nz]) if abs(nx) + abs(ny) + abs(nz) > 1e-3 else (0, 0, 1)
