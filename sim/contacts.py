@@ -33,6 +33,13 @@ from numba import njit
 from sim.detmath import power
 
 
+@njit(cache=True, fastmath=False, inline="always")
+def contact_reach(a, hh):
+    """Centre distance beyond which two discs (radius a, half thickness hh)
+    cannot touch: twice a disc's bounding-sphere radius."""
+    return 2.0 * np.sqrt(a * a + hh * hh)
+
+
 @njit(cache=True, fastmath=False)
 def cylinder_sdf(p, c, n, a, hh, normal_out):
     """Signed distance from p to the solid cylinder (negative inside); writes

@@ -35,6 +35,7 @@ alone, as before.
 import numpy as np
 from numba import njit
 
+from sim.contacts import contact_reach
 from sim.forces import magnetic_on
 from sim.params import IDX
 
@@ -120,7 +121,8 @@ def column_of(i, pos, axis, live, awake, P, column):
         k = _next_in_column(k, True, pos, axis, live, a, thick)
         if k == -2:
             return 0
-    reach2 = 4.0 * (a * a + 0.25 * thick * thick)
+    reach = contact_reach(a, 0.5 * thick)
+    reach2 = reach * reach
     for j in range(n):
         if not live[j]:
             continue

@@ -119,7 +119,7 @@ import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import NO_FEATURE, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
+from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
 from sim.detmath import acos, power
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
@@ -554,7 +554,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     n = pos.shape[0]
     npts = rim.shape[0]
     m, g, a, hh = P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
-    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    reach = contact_reach(a, hh)
     for i in range(n):
         if live[i] and awake[i]:
             quat_to_matrix(quat[i], rot[i])
@@ -675,7 +675,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
             on_mat[i] = 1 if lowest < 1e-4 else 0
     t = 0.0
     body_steps = 0
-    reach = 2.0 * np.sqrt(a * a + hh * hh)
+    reach = contact_reach(a, hh)
     hand_speed = 0.0                  # the held disc's fastest leg, m/s
     if held:
         for s in range(hand_t.shape[0] - 1):

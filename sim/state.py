@@ -20,7 +20,7 @@ from numba import njit
 
 from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
-from sim.contacts import cylinder_sdf
+from sim.contacts import contact_reach, cylinder_sdf
 from sim.events import BodyInfo, BodyState
 
 FLAT_TILT = np.radians(20.0)
@@ -39,7 +39,7 @@ def touching_matrix(pos, quat, live, rim, radius, thickness, tol):
             for c in range(3):
                 axis[i, c] = rot[i, c, 2]
     hh = 0.5 * thickness
-    reach = 2.0 * np.sqrt(radius * radius + hh * hh) + tol
+    reach = contact_reach(radius, hh) + tol
     normal = np.zeros(3)
     p = np.zeros(3)
     for i in range(n):

@@ -275,6 +275,12 @@ def test_torques_balance_angular_momentum_on_random_poses(ni, nj, direction, dis
     assert np.linalg.norm(total) <= 1e-12 * scale
 
 
+def _dipole_scale(distance) -> float:
+    """The coaxial point-dipole force between two of these magnets at this distance."""
+    m = mag.dipole_moment(BR, RADIUS, THICKNESS)
+    return 3e-7 * m * m / distance**4
+
+
 def _swap_mismatch(ni, nj, direction, distance) -> float:
     """How far j's evaluation of the pair is from i's: the force reversed and
     the torques swapped, relative to the pair's force and torque. The model
@@ -282,9 +288,7 @@ def _swap_mismatch(ni, nj, direction, distance) -> float:
     ci, ni, cj, nj = pose(ni, nj, direction, distance)
     f, t_i, t_j = mag.pair_force_torque_py(ci, ni, cj, nj, RADIUS, THICKNESS, BR, BR)
     g, s_j, s_i = mag.pair_force_torque_py(cj, nj, ci, ni, RADIUS, THICKNESS, BR, BR)
-    m = mag.dipole_moment(BR, RADIUS, THICKNESS)
-    pair_scale = 3e-7 * m * m / distance**4  # coaxial dipole force at this distance
-    force_scale = max(np.linalg.norm(f), 1e-9 * pair_scale)  # a force zero by symmetry is rounding
+    force_scale = max(np.linalg.norm(f), 1e-9 * _dipole_scale(distance))  # a force zero by symmetry is rounding
     torque_scale = max(np.linalg.norm(t_i), np.linalg.norm(t_j), A * force_scale)
     return max(np.linalg.norm(g + f) / force_scale, np.linalg.norm(s_i - t_i) / torque_scale,
                np.linalg.norm(s_j - t_j) / torque_scale)
@@ -320,8 +324,7 @@ def _symmetry_scale(f, distance) -> float:
     """|F|, but not below 1e-4 of the coaxial dipole force at this distance: a
     force zero by symmetry is rounding (~1e-14 of that), and relative to its
     own size its direction is noise."""
-    m = mag.dipole_moment(BR, RADIUS, THICKNESS)
-    return max(np.linalg.norm(f), 1e-4 * 3e-7 * m * m / distance**4)
+    return max(np.linalg.norm(f), 1e-4 * _dipole_scale(distance))
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
