@@ -36,6 +36,10 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
         # A lone foundation: base distance 55.8 mm, settles at 45.8 deg.
         # Towers balance only close in, where their top disc tends to jump
         # into the hand: leaning on towers is hard in this model.
+    balance_intent(world, host, azimuth, up=None, tilt=pi/4) -> (Intent, bool)
+        # the same intent and whether it balances at all (False: no stable
+        # pose was found and the intent is the pose of strongest support;
+        # a leaner released there falls or is flung over, e.g. off a tall tower)
     leaner_pose(world, host, azimuth, base_distance, tilt) -> (centre, normal, u)
 Noise is the caller's business: the intent passed in is the pose after noise.
 The hand approaches from ``approach_distance`` further out along the
@@ -78,7 +82,7 @@ Refinements of the first draft (all names of the draft still work):
 
 from __future__ import annotations
 
-from sim.episodes import (lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
+from sim.episodes import (balance_intent, lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
                           push_flat, settle, sweep)
 from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.params import PhysicsParams
@@ -87,6 +91,6 @@ from sim.world import World
 
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
-    "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower", "push_flat",
+    "balance_intent", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower", "push_flat",
     "settle", "sweep",
 ]

@@ -118,14 +118,23 @@ def world_rotations(world) -> np.ndarray:
 
 def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
                    tilt: float = np.pi / 4) -> Intent:
-    """The intent whose leaner balances near ``tilt``: a base distance where
-    the tip torque is zero and restoring in tilt (leaning further in lowers
-    it). Preference: the outermost crossing (the cushion side, away from the
-    host's snap zone) at ``tilt``, then at tilts 2.5, 5, ... 15 degrees
-    either side; then any stable crossing in the same order (towers often
-    balance only close in). Failing all, the pose of strongest support at
-    ``tilt``. ``up`` defaults to the host's colour (a leaner shows its
-    owner's colour)."""
+    """The intent whose leaner balances near ``tilt`` (``balance_intent``'s intent)."""
+    return balance_intent(world, host, azimuth, up, tilt)[0]
+
+
+def balance_intent(world, host: int, azimuth: float, up: int | None = None,
+                   tilt: float = np.pi / 4) -> tuple[Intent, bool]:
+    """(intent, balanced): the intent whose leaner balances near ``tilt``, a
+    base distance where the tip torque is zero and restoring in tilt (leaning
+    further in lowers it). Preference: the outermost crossing (the cushion
+    side, away from the host's snap zone) at ``tilt``, then at tilts 2.5, 5,
+    ... 15 degrees either side; then any stable crossing in the same order
+    (towers often balance only close in). Failing all, the pose of strongest
+    support at ``tilt`` and ``balanced`` False: no pose of this host and
+    direction balances, and a leaner released there falls or is flung over
+    (e.g. off a tall tower, whose cushion lifts harder than gravity lays a
+    leaner down at every distance). ``up`` defaults to the host's colour (a
+    leaner shows its owner's colour)."""
     if up is None:
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params
@@ -149,5 +158,5 @@ def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
             n = 1 if outermost_only else len(xs)
             for bd, ok in zip(xs[:n], stable[:n]):
                 if ok:
-                    return Intent(host, azimuth, float(bd), t, up)
-    return fallback
+                    return Intent(host, azimuth, float(bd), t, up), True
+    return fallback, False

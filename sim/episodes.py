@@ -28,7 +28,7 @@ import numpy as np
 from sim import detmath as dm
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
-from sim.balance import nominal_intent, world_axes, world_rotations  # noqa: F401  (nominal_intent: re-exported by sim.api)
+from sim.balance import balance_intent, nominal_intent, world_axes, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.state import FLAT_TILT, classify, pairs_of

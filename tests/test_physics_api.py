@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from sim.api import (BodyState, Intent, PhysicsParams, World, lay_flat, nominal_intent,
+from sim.api import (BodyState, Intent, PhysicsParams, World, balance_intent, lay_flat, nominal_intent,
                      place_leaner, place_tower, sweep)
 
 
@@ -115,3 +115,17 @@ def test_api_worlds_share_one_field_table_and_field_table_false_keeps_the_closed
     tabled, closed = nominal_intent(w, host, 0.0), nominal_intent(exact, exact_host, 0.0)
     assert tabled.base_distance != closed.base_distance            # really another path
     assert abs(tabled.base_distance - closed.base_distance) < 1e-4  # the same balance point
+
+
+def test_balance_intent_tells_a_host_nothing_balances_on():
+    lone = World.new()
+    host = lone.add_flat(0.0, 0.0, 1)
+    intent, balanced = balance_intent(lone, host, 0.0)
+    assert balanced and intent == nominal_intent(lone, host, 0.0)
+    for height in (4, 6):  # a tall tower's cushion lifts harder than gravity lays down, at every distance
+        w = World.new()
+        tower = w.add_tower(height, 0.0, 0.0, 1)
+        intent, balanced = balance_intent(w, tower[0], 0.0)
+        assert not balanced and intent == nominal_intent(w, tower[0], 0.0)
+    ep = place_leaner(w, intent)
+    assert next(b for b in ep.final if b.id == ep.action).state != BodyState.LEANING

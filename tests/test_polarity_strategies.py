@@ -254,3 +254,35 @@ def test_r10_r14_cautious_puts_a_captured_tower_away_from_leaners_and_the_red_di
         disc_margin, red_margin = clearance.spot_margin(others, x, y, red_gap=clearance.REACH_ATTRACT)
         assert math.hypot(x - 0.100, y - 0.030) > clearance.REACH_LEANER  # not pulling the leaner over
         assert disc_margin > 0 and red_margin > 0, (seed, x, y)
+
+
+def core_that_balances_nowhere_on(*hosts, calls=None):
+    """A ``View.nominal`` like the engine's: the lone-host distance, and no balance off ``hosts``."""
+    def nominal(host, azimuth, tilt):
+        if calls is not None:
+            calls.append(host)
+        return 0.056, host not in hosts
+    return nominal
+
+
+@pytest.mark.parametrize("name", ["cautious", "aggressive", "converter", "capturer"])
+def test_r5_strategies_pass_over_a_host_no_leaner_balances_on(name):
+    # whichever host the strategy would play, if nothing balances off it (a leaner there
+    # is flung over at every try, like off a tall tower) it plays the other one
+    bodies = [RED, disc(1, 60, 120, W), disc(2, -150, -40, W), disc(3, 150, 100, B), disc(4, 100, 160, B)]
+    for seed in range(3):
+        first = make(name).act(view_of(bodies), np.random.default_rng(seed)).host
+        no_balance = view_of(bodies, nominal=core_that_balances_nowhere_on(first))
+        act = make(name).act(no_balance, np.random.default_rng(seed))
+        assert isinstance(act, Place) and act.host == 3 - first and act.balanced, (name, seed)
+        blind = make(f"{name}:skip_unbalanced=false").act(no_balance, np.random.default_rng(seed))
+        assert blind.host == first and not blind.balanced, (name, seed)
+
+
+def test_r5_a_strategy_plays_an_unbalanced_leaner_when_nothing_balances_within_its_tries():
+    bodies = [RED, disc(1, 60, 120, W), disc(2, -150, -40, W), disc(3, 150, 100, B)]
+    calls = []
+    v = view_of(bodies, nominal=core_that_balances_nowhere_on(1, 2, calls=calls))
+    act = make("cautious").act(v, np.random.default_rng(0))
+    assert isinstance(act, Place) and not act.balanced and act.host in (1, 2)
+    assert calls.count(1) == 2 and calls.count(2) == 2  # two directions a host, then passed over

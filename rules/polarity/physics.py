@@ -73,6 +73,7 @@ class Core:
     push_flat: object
     place_tower: object
     nominal_intent: object = None
+    balance_intent: object = None  # (Intent, balances at all); engine falls back to nominal_intent
 
 
 def core() -> Core:
@@ -81,5 +82,5 @@ def core() -> Core:
     return Core(
         World=api.World, Intent=api.Intent, params=physics_params, lay_flat=api.lay_flat,
         place_leaner=api.place_leaner, push_flat=api.push_flat, place_tower=api.place_tower,
-        nominal_intent=api.nominal_intent,
+        nominal_intent=api.nominal_intent, balance_intent=api.balance_intent,
     )

@@ -3,8 +3,9 @@
 A ``View`` is the table as seen by the seat to move: the bodies on the mat
 (``sim.api.BodyInfo``, metres), the bookkeeping ``Table``, the rules and the
 ``Geometry``; ``nominal`` (set by the engine) asks the core for the base
-distance at which a leaner balances (static torques, no simulation; without
-it, the lone-host distance measured in ``clearance``);
+distance at which a leaner balances and whether any does (static torques,
+no simulation; without it, the lone-host distance measured in
+``clearance``);
 ``trial`` plays one action on a *copy* of the world and returns its
 ``Resolution`` (look-ahead only). Answers:
 
@@ -39,6 +40,7 @@ class Place:
     azimuth: float
     base_distance: float
     tilt: float
+    balanced: bool = True  # False: the core found no pose of host and direction that balances
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ class View:
     rules: object
     geo: Geometry
     trial: Callable[..., object] | None = field(default=None, repr=False)
-    nominal: Callable[[int, float, float], float] | None = field(default=None, repr=False)
+    nominal: Callable[[int, float, float], tuple[float, bool]] | None = field(default=None, repr=False)
 
     @property
     def up(self) -> int:
@@ -99,7 +101,13 @@ class View:
 
     def nominal_distance(self, host: int, azimuth: float, tilt: float) -> float:
         """Base distance at which a leaner balances at ``tilt`` off ``host`` (the core's estimate)."""
-        return self.nominal(host, azimuth, tilt) if self.nominal else clearance.LEANER_BASE
+        return self.nominal_pose(host, azimuth, tilt)[0]
+
+    def nominal_pose(self, host: int, azimuth: float, tilt: float) -> tuple[float, bool]:
+        """(base distance, balances): ``nominal_distance`` and whether the core found any
+        pose of this host and direction where a leaner balances (False: the distance of
+        strongest support, where a released leaner falls or is flung over)."""
+        return self.nominal(host, azimuth, tilt) if self.nominal else (clearance.LEANER_BASE, True)
 
     def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
         """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""
