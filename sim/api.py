@@ -37,9 +37,11 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
         # Towers balance only close in, where their top disc tends to jump
         # into the hand: leaning on towers is hard in this model.
     balance_intent(world, host, azimuth, up=None, tilt=pi/4) -> (Intent, bool)
-        # the same intent and whether it balances at all (False: no stable
-        # pose was found and the intent is the pose of strongest support;
-        # a leaner released there falls or is flung over, e.g. off a tall tower)
+        # the same intent and whether it balances at all: False if no pose
+        # balances in tilt (the intent is the pose of strongest support: a
+        # leaner released there falls or is flung over, e.g. off a tall tower)
+        # or if, balanced in tilt, its neighbours turn it about its base
+        # until it rises and falls (sim.balance.turned_balance)
     leaner_pose(world, host, azimuth, base_distance, tilt) -> (centre, normal, u)
 Noise is the caller's business: the intent passed in is the pose after noise.
 The hand approaches from ``approach_distance`` further out along the

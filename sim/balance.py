@@ -7,6 +7,11 @@ of the magnetic force and torque of every live disc: positive raises the
 leaner, negative lays it down. A nominal leaner sits where the tip torque
 crosses zero and falls as the tilt grows (stable in tilt).
 
+Its *turning torque* (``lean_torques``) is the torque about the vertical
+through P: a leaner balanced in tilt is still turned about P by a crowd or a
+tower to one side, and may rise and fall over once turned; ``balance_intent``
+follows that turn (``turned_balance``) to tell whether it settles.
+
 ``balance_scan`` (njit) scans one tilt on a 1 mm grid of base distances,
 refines each zero crossing by 30 bisections and judges its stability from
 the torque 1 degree either side; ``nominal_intent`` picks among the
@@ -35,14 +40,26 @@ _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cu
 @njit(cache=True, fastmath=False)
 def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field, out9):
     """Tip torque (N m, positive raises) of a leaner of colour ``up`` at the pose."""
+    return lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, 0.0, up, chamfer,
+                        P, field, out9)[0]
+
+
+@njit(cache=True, fastmath=False)
+def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9):
+    """(tip torque, turning torque) of a leaner of colour ``up`` at the pose whose
+    face is turned by ``turn`` about its base point (sim.episodes.leaner_pose), N m:
+    about the horizontal z x u (positive raises) and about the vertical (positive
+    turns it counter-clockwise seen from above)."""
     a, h, m, g = P[_RADIUS], P[_THICK], P[_MASS], P[_G]
     uy, ux = sincos(azimuth)
     st, ct = sincos(tilt)
     sign = 1.0 if up >= 0 else -1.0
-    nup = np.array([st * ux, st * uy, ct])
-    lean = (a - chamfer)
     bx = pos[host, 0] + base_distance * ux
     by = pos[host, 1] + base_distance * uy
+    if turn != 0.0:
+        uy, ux = sincos(azimuth + turn)
+    nup = np.array([st * ux, st * uy, ct])
+    lean = (a - chamfer)
     c = np.array([bx + lean * (-ct * ux) + 0.5 * h * nup[0],
                   by + lean * (-ct * uy) + 0.5 * h * nup[1],
                   lean * st + 0.5 * h * nup[2]])
@@ -66,7 +83,8 @@ def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, cham
     r0, r1, r2 = c[0] - bx, c[1] - by, c[2]
     tx = r1 * f2 - r2 * f1 + t0
     ty = r2 * f0 - r0 * f2 + t1
-    return -uy * tx + ux * ty          # along z x u = (-uy, ux, 0)
+    tz = r0 * f1 - r1 * f0 + t2
+    return -uy * tx + ux * ty, tz          # tip: along z x u = (-uy, ux, 0)
 
 
 @njit(cache=True, fastmath=False)
@@ -104,6 +122,55 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, 
     return grid, torques, xs[:count], stable[:count]
 
 
+_DEG = np.pi / 180.0
+_TURN_STILL = 0.1 * _DEG      # a turn this small is left to the hand's noise
+_TURN_MAX = 30.0 * _DEG
+_STEP_MAX = 5.0 * _DEG
+
+
+@njit(cache=True, fastmath=False)
+def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field):
+    """(turn, tilt, ok): where a leaner balanced in tilt at the pose rests once its
+    neighbours' turning torque has turned it about its base point, the base point
+    held (friction). Newton steps in turn (stiffness from the turning torque 2
+    degrees either side) and in tilt, at most 5 degrees a step, up to 12 rounds;
+    ok False if it is unstable in turn or tilt on the way, turns beyond 30
+    degrees or leaves 5-85 degrees of tilt. A turn under 0.1 degree is returned
+    as 0 with the tilt unchanged."""
+    out9 = np.zeros(9)
+    d = 2.0 * _DEG
+    turn = 0.0
+    for rnd in range(12):
+        yaw = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9)[1]
+        yp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn + d, up, chamfer, P, field, out9)[1]
+        ym = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn - d, up, chamfer, P, field, out9)[1]
+        stiff = -(yp - ym) / (2.0 * d)
+        if stiff <= 0.0:
+            return turn, tilt, False
+        step = min(max(yaw / stiff, -_STEP_MAX), _STEP_MAX)
+        if abs(step) < _TURN_STILL and rnd == 0:
+            return 0.0, tilt, True
+        turn += step
+        if abs(turn) > _TURN_MAX:
+            return turn, tilt, False
+        for _ in range(4):
+            tq = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9)[0]
+            tp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt + d, turn, up, chamfer, P, field, out9)[0]
+            tm = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt - d, turn, up, chamfer, P, field, out9)[0]
+            slope = (tp - tm) / (2.0 * d)
+            if slope >= 0.0:
+                return turn, tilt, False
+            dt = min(max(-tq / slope, -_STEP_MAX), _STEP_MAX)
+            tilt += dt
+            if tilt < 5.0 * _DEG or tilt > 85.0 * _DEG:
+                return turn, tilt, False
+            if abs(dt) < 1e-4:
+                break
+        if abs(step) < 1e-3:
+            return turn, tilt, True
+    return turn, tilt, False
+
+
 def world_axes(world) -> np.ndarray:
     return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))
 
@@ -118,23 +185,42 @@ def world_rotations(world) -> np.ndarray:
 
 def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
                    tilt: float = np.pi / 4) -> Intent:
-    """The intent whose leaner balances near ``tilt`` (``balance_intent``'s intent)."""
-    return balance_intent(world, host, azimuth, up, tilt)[0]
+    """The intent whose leaner balances near ``tilt``: a base distance where
+    the tip torque is zero and restoring in tilt (leaning further in lowers
+    it), facing the host. Preference: the outermost crossing (the cushion
+    side, away from the host's snap zone) at ``tilt``, then at tilts 2.5, 5,
+    ... 15 degrees either side; then any stable crossing in the same order
+    (towers often balance only close in). Failing all, the pose of strongest
+    support at ``tilt``. ``up`` defaults to the host's colour (a leaner shows
+    its owner's colour)."""
+    return _tilt_balance(world, host, azimuth, up, tilt)[0]
 
 
 def balance_intent(world, host: int, azimuth: float, up: int | None = None,
                    tilt: float = np.pi / 4) -> tuple[Intent, bool]:
-    """(intent, balanced): the intent whose leaner balances near ``tilt``, a
-    base distance where the tip torque is zero and restoring in tilt (leaning
-    further in lowers it). Preference: the outermost crossing (the cushion
-    side, away from the host's snap zone) at ``tilt``, then at tilts 2.5, 5,
-    ... 15 degrees either side; then any stable crossing in the same order
-    (towers often balance only close in). Failing all, the pose of strongest
-    support at ``tilt`` and ``balanced`` False: no pose of this host and
-    direction balances, and a leaner released there falls or is flung over
-    (e.g. off a tall tower, whose cushion lifts harder than gravity lays a
-    leaner down at every distance). ``up`` defaults to the host's colour (a
-    leaner shows its owner's colour)."""
+    """(``nominal_intent``'s intent, whether its leaner balances at all).
+    False when no pose balances in tilt (the intent is then the pose of
+    strongest support: a leaner released there falls or is flung over, e.g.
+    off a tall tower, whose cushion lifts harder than gravity lays a leaner
+    down at every distance), or when the pose balances in tilt but not once
+    its neighbours have turned it about its base point (``turned_balance``:
+    unstable in turn or in tilt on the way, or turned beyond 30 degrees). Of
+    the releases of a recorded standard game (cautious vs aggressive, physics
+    0.8.0) whose host and direction balance in tilt, 13 failed the turn test
+    and 11 of them fell flat (the leaner turned ~20 degrees about its base
+    and rose over); of the 26 that passed none fell flat and 13 ended
+    leaning (the others snapped, stacked or left the circle in cascades)."""
+    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt)
+    if not balanced:
+        return intent, False
+    ok = turned_balance(world.pos, world_axes(world), world.br, world.live, int(intent.host),
+                        float(intent.azimuth), float(intent.base_distance), float(intent.tilt),
+                        int(intent.up), float(world.params.chamfer), world.P, world.field)[2]
+    return intent, bool(ok)
+
+
+def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float) -> tuple[Intent, bool]:
+    """``nominal_intent`` and whether it found a stable crossing (else the fallback)."""
     if up is None:
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params

@@ -129,3 +129,20 @@ def test_balance_intent_tells_a_host_nothing_balances_on():
         assert not balanced and intent == nominal_intent(w, tower[0], 0.0)
     ep = place_leaner(w, intent)
     assert next(b for b in ep.final if b.id == ep.action).state != BodyState.LEANING
+
+
+def test_balance_intent_fails_a_leaner_a_tower_to_one_side_turns_over():
+    """Balanced in tilt facing its host, but a five-disc tower to one side turns it about
+    its base point until it rises and falls: the turn test (sim.balance.turned_balance)
+    tells, on either side."""
+    for side in (1.0, -1.0):
+        w = World.new()
+        host = w.add_flat(0.0, 0.0, 1)
+        w.add_tower(5, 0.06, side * 0.11, 1)
+        intent, balanced = balance_intent(w, host, 0.0)
+        assert not balanced and intent == nominal_intent(w, host, 0.0)
+    from sim.balance import _tilt_balance
+
+    assert _tilt_balance(w, host, 0.0, None, np.pi / 4)[1]  # it does balance in tilt
+    ep = place_leaner(w, intent)
+    assert next(b for b in ep.final if b.id == ep.action).state == BodyState.FLAT

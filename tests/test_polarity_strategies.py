@@ -286,3 +286,19 @@ def test_r5_a_strategy_plays_an_unbalanced_leaner_when_nothing_balances_within_i
     act = make("cautious").act(v, np.random.default_rng(0))
     assert isinstance(act, Place) and not act.balanced and act.host in (1, 2)
     assert calls.count(1) == 2 and calls.count(2) == 2  # two directions a host, then passed over
+
+
+def test_r5_lookahead_spends_no_trial_on_a_leaner_that_balances_nowhere():
+    bodies = [RED] + [disc(i, 100 * math.cos(i), 100 * math.sin(i), W) for i in range(1, 6)] + [disc(9, 0, 190, B)]
+    tried = {}
+    for skip in ("true", "false"):
+        calls = tried[skip] = []
+
+        def trial(place, rng, p, calls=calls):
+            calls.append(place)
+            return Resolution(action="placed")
+
+        v = view_of(bodies, trial=trial, nominal=core_that_balances_nowhere_on(1, 2))
+        make(f"lookahead:budget=6:samples=1:skip_unbalanced={skip}").act(v, np.random.default_rng(0))
+    assert len(tried["true"]) == 6 and all(c.balanced and c.host not in (1, 2) for c in tried["true"])
+    assert {c.host for c in tried["false"]} & {1, 2}  # without it, trials went to hosts 1 and 2

@@ -28,12 +28,15 @@ every disc), so each can host leaners.
 
 Every strategy but ``random`` tunes its best candidates to the core's
 balancing base distance (``best_tuned``) and, with ``skip_unbalanced`` (the
-default), passes over those the core finds no balance for at all: a tall
-tower's cushion lifts a leaner harder than gravity lays it down at every
-distance, so it is flung over at every try, and R5's retries (up to
-``max_attempts``, 10) end in ``gave_up``. Before polsim 0.5.0 they were
-played: in a recorded standard game (cautious vs aggressive) 42 of 77
-releases were such throws at one six-disc tower, turn after turn.
+default), passes over those the core finds no balance for
+(``sim.api.balance_intent``): a tall tower's cushion lifts a leaner harder
+than gravity lays it down at every distance, so it is flung over at every
+try; beside a tower or a crowd a leaner balanced in tilt is turned about its
+base until it rises and falls over. R5's retries (up to ``max_attempts``,
+10) then end in ``gave_up``, and the next turn tried the same. Before
+polsim 0.5.0 they were played: in a recorded standard game (cautious vs
+aggressive) 42 of 77 releases were throws at one six-disc tower, and 10
+more went to a host beside a tower that turned 9 of them over.
 ``skip_unbalanced=false`` plays as before.
 """
 
@@ -153,32 +156,38 @@ def not_suicide(view: View, cands: list[Place], red_margin_mm: float) -> list[Pl
     return safe or cands
 
 
+def tuned_down(view: View, ranked: list[Place], want: int, skip_unbalanced: bool = True,
+               tries: int = 12) -> list[Place]:
+    """The first ``want`` candidates of ``ranked``, tuned (``tuned``). With
+    ``skip_unbalanced``, tuning goes on down the ranking until ``want`` of them balance,
+    passing over hosts that balanced in none of two directions, within ``tries``
+    tunings; every tuned candidate is returned, in rank order."""
+    if not skip_unbalanced:
+        return [tuned(view, c) for c in ranked[:want]]
+    out, misses = [], {}
+    for c in ranked:
+        if len(out) >= tries or sum(t.balanced for t in out) >= want:
+            break
+        if misses.get(c.host, 0) >= 2:
+            continue
+        t = tuned(view, c)
+        out.append(t)
+        if not t.balanced:
+            misses[c.host] = misses.get(c.host, 0) + 1
+    return out
+
+
 def best_tuned(view: View, ranked: list[Place], key, top: int = 3, red_margin_mm: float | None = None,
                skip_unbalanced: bool = True, tries: int = 12) -> Place | None:
     """Tune the ``top`` best candidates to the core's balancing distance (it moves with the
     crowd, sometimes far) and keep the one whose tuned pose still scores best; with
     ``red_margin_mm``, tuned poses inside the red margin come last (R14).
 
-    ``skip_unbalanced``: a candidate the core finds no balance for is flung over or falls
-    at every try (a tall tower's cushion lifts harder than gravity lays a leaner down at
-    every distance: R5 then retries up to ``max_attempts`` times and gives the turn up),
-    so tuning goes on down the ranking until ``top`` candidates balance, skipping hosts
-    that balanced in none of two directions, within ``tries`` tunings; unbalanced poses
-    come after balanced ones (after the red margin) and are played only when nothing
-    tuned balances."""
-    if not skip_unbalanced:
-        tuned_ = [tuned(view, c) for c in ranked[:top]]
-    else:
-        tuned_, misses = [], {}
-        for c in ranked:
-            if len(tuned_) >= tries or sum(t.balanced for t in tuned_) >= top:
-                break
-            if misses.get(c.host, 0) >= 2:
-                continue
-            t = tuned(view, c)
-            tuned_.append(t)
-            if not t.balanced:
-                misses[c.host] = misses.get(c.host, 0) + 1
+    ``skip_unbalanced``: a candidate the core finds no balance for falls or is flung over
+    at every try (R5 then retries up to ``max_attempts`` times and gives the turn up), so
+    tuning goes on down the ranking (``tuned_down``) and unbalanced poses come after
+    balanced ones (after the red margin): played only when nothing tuned balances."""
+    tuned_ = tuned_down(view, ranked, top, skip_unbalanced, tries)
 
     def order(c: Place):
         red_ok = red_margin_mm is None or margins_of(view, c)[1] >= red_margin_mm * MM
@@ -402,14 +411,18 @@ class LookaheadStrategy(CautiousStrategy):
             return super().act(view, rng)
         n_cand = max(1, self.p.budget // self.p.samples)
         # the most open candidates, spread over distinct hosts first
-        pool, seen = [], set()
+        chosen, seen = [], set()
         for c in ranked:
             if c.host not in seen or len(seen) >= len({r.host for r in ranked}):
-                pool.append(c)
+                chosen.append(c)
                 seen.add(c.host)
-            if len(pool) >= n_cand:
+            if len(chosen) >= n_cand:
                 break
-        pool = [tuned(view, c) for c in pool]
+        if not self.p.skip_unbalanced:
+            pool = [tuned(view, c) for c in chosen]
+        else:  # trials of a leaner that balances nowhere are spent: the rest of the ranking refills
+            tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen))
+            pool = [c for c in tried if c.balanced] or tried[:len(chosen)]
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p), view.rules) for _ in range(self.p.samples)]
