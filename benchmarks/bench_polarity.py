@@ -41,6 +41,15 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-12-02 (session 12), ``--games 8 --matchups cautious,aggressive``
+and the same with ``--quality --workers 1``, polsim 0.5.0 (strategies pass
+over leaners the core finds no balance for, ``skip_unbalanced``) beside
+0.4.0's code: 0.026 games/s/core, 1.7 turns a CPU second (308.6 CPU s for
+8 games, 66.1 turns a game, median 44.8 s, costliest 80.5 s; 3 stack_empty,
+3 red_touched, 2 no_colour_on_mat) against 0.025 (324.6 s, 66.2 turns,
+median 41.0 s). Quality: gave_up turns 59 -> 28, flat retries (R5) 65 ->
+60, released leaners that ended leaning 135 of 270 -> 164 of 303.
+
 Recorded 2026-12-01 (session 11, AMD EPYC, a slow spell), ``--games 8
 --matchups cautious,aggressive``, two processes side by side: physics 0.8.0
 0.025 games/s/core, 1.6 turns a CPU second (66.2 turns a game, median game
