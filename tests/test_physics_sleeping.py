@@ -98,3 +98,39 @@ def test_a_tower_friction_holds_stays_put_under_a_leaner_placed_on_it():
     assert ep.ok and not ep.new_contacts
     assert not any(disc in ep.moved_diameters for disc in tower)
     assert ep.body_steps < 10_000
+
+
+def _tip_ratio(w: World, i: int) -> float:
+    """Flat disc i's static tipping torque over what holds it (N x radius), as in ``flat_holds``."""
+    n = len(w.pos)
+    rot, axis = _frames(w)
+    f6 = np.zeros(6)
+    P = w.params
+    magnetic_on(i, w.pos, axis, rot, w.br, w.live, P.magnet_radius, P.magnet_thickness, w.field,
+                P.far_cutoff, f6, np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8),
+                P.reuse_pos, P.reuse_axis, P.reuse_far, P.reuse_rel)
+    normal = P.mass * P.gravity - f6[2]
+    return (np.hypot(f6[3], f6[4]) + 0.5 * P.thickness * np.hypot(f6[0], f6[1])) / (normal * P.radius)
+
+
+def test_hold_margin_stays_well_below_the_tipping_the_dynamics_show():
+    """A flat disc under a disc held close tips in the dynamics (hold test off: every change
+    wakes it) from a static tipping ratio of ~0.8, not 1 (tilting toward the magnet raises
+    its torque). The wake check keeps a disc asleep only below ``hold_margin`` of it, so
+    the margin must stay well below where discs really tip."""
+    from sim.api import PhysicsParams, leaner_pose
+
+    seen = []
+    for base in (0.052, 0.050, 0.049, 0.048, 0.047, 0.045):
+        w = World.new(PhysicsParams(hold_margin=0.0, hold_time=0.5))
+        host = w.add_flat(0.0, 0.0, 1)
+        held = w.copy()
+        centre, normal, _ = leaner_pose(held, host, 0.0, base, np.radians(45.0))
+        held.add_body(centre, normal)
+        ep = place_leaner(w, Intent(host, 0.0, base, np.radians(45.0), 1))
+        seen.append((_tip_ratio(held, host), ep.moved_diameters.get(host, 0.0) * 0.03 > 1e-3))
+    ratios = [r for r, _ in seen]
+    assert ratios == sorted(ratios) and any(t for _, t in seen) and not all(t for _, t in seen)
+    first_tip = min(r for r, tipped in seen if tipped)
+    assert max(r for r, tipped in seen if not tipped) < first_tip < 0.95
+    assert World.new().params.hold_margin < 0.75 * first_tip
