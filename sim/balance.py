@@ -160,11 +160,11 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
             slope = (tp - tm) / (2.0 * d)
             if slope >= 0.0:
                 return turn, tilt, False
-            dt = min(max(-tq / slope, -_STEP_MAX), _STEP_MAX)
-            tilt += dt
+            dtilt = min(max(-tq / slope, -_STEP_MAX), _STEP_MAX)
+            tilt += dtilt
             if tilt < 5.0 * _DEG or tilt > 85.0 * _DEG:
                 return turn, tilt, False
-            if abs(dt) < 1e-4:
+            if abs(dtilt) < 1e-4:
                 break
         if abs(step) < 1e-3:
             return turn, tilt, True
