@@ -25,7 +25,8 @@ off into a cascade). Plays ``--game-seed`` standard game(s) of cautious vs
 aggressive (rules.polarity), records the world before each ``place_leaner``
 with its intent, then replays each once and reports CPU ms per placement
 (median, mean, 90th percentile), body steps, and the share of all placement
-CPU spent in the costliest 5 % (cascades: several discs awake for seconds).
+CPU spent in the costliest 5 % (cascades: several discs awake for seconds),
+and the clean ones apart (``is_clean``: settled leaning, nothing else moved).
 ``--skip-game`` leaves it out (it takes a game's time twice, ~30 s).
 """
 
@@ -137,19 +138,33 @@ def game_placements(seeds=(11,)) -> dict:
                     for k, s in enumerate(seeds)])
     finally:
         api.place_leaner = place
-    cpu, body = [], []
+    cpu, body, clean = [], [], []
     for world, intent, args, kwargs in recorded:
         c = time.process_time()
         ep = place(world, intent, *args, **kwargs)
         cpu.append(time.process_time() - c)
         body.append(ep.body_steps)
+        clean.append(is_clean(ep))
     cpu_ms = np.array(cpu) * 1e3
     top = np.sort(cpu_ms)[::-1][: max(1, len(cpu_ms) // 20)]
+    clean_ms = cpu_ms[np.array(clean, dtype=bool)]
     return {"game_seeds": list(seeds), "placements": len(cpu_ms),
             "cpu_ms_median": round(float(np.median(cpu_ms)), 1), "cpu_ms_mean": round(float(cpu_ms.mean()), 1),
             "cpu_ms_p90": round(float(np.percentile(cpu_ms, 90)), 1),
             "body_steps_median": int(np.median(body)), "body_steps_mean": int(np.mean(body)),
-            "top_5pct_share_of_cpu": round(float(top.sum() / cpu_ms.sum()), 2)}
+            "top_5pct_share_of_cpu": round(float(top.sum() / cpu_ms.sum()), 2),
+            "clean_placements": int(clean_ms.size),
+            "clean_cpu_ms_median": round(float(np.median(clean_ms)), 1) if clean_ms.size else None,
+            "clean_share_of_cpu": round(float(clean_ms.sum() / cpu_ms.sum()), 2)}
+
+
+def is_clean(ep) -> bool:
+    """A placement that settles leaning and disturbs nothing: no new contact, nothing
+    fallen, no other disc moved 0.05 diameters (woken discs jitter by ~0.01 mm)."""
+    action = next((b for b in ep.final if b.id == ep.action), None)
+    return (ep.status == "settled" and not ep.new_contacts and not ep.fallen and action is not None
+            and action.state.value == "leaning"
+            and all(d < 0.05 for i, d in ep.moved_diameters.items() if i != ep.action))
 
 
 def first_episode_seconds():
