@@ -210,24 +210,28 @@ def balance_intent(world, host: int, azimuth: float, up: int | None = None,
     and 11 of them fell flat (the leaner turned ~20 degrees about its base
     and rose over); of the 26 that passed none fell flat and 13 ended
     leaning (the others snapped, stacked or left the circle in cascades)."""
-    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt)
+    axis = world_axes(world)
+    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt, axis)
     if not balanced:
         return intent, False
-    ok = turned_balance(world.pos, world_axes(world), world.br, world.live, int(intent.host),
+    ok = turned_balance(world.pos, axis, world.br, world.live, int(intent.host),
                         float(intent.azimuth), float(intent.base_distance), float(intent.tilt),
                         int(intent.up), float(world.params.chamfer), world.P, world.field)[2]
     return intent, bool(ok)
 
 
-def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float) -> tuple[Intent, bool]:
-    """``nominal_intent`` and whether it found a stable crossing (else the fallback)."""
+def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
+                  axis: np.ndarray | None = None) -> tuple[Intent, bool]:
+    """``nominal_intent`` and whether it found a stable crossing (else the fallback);
+    ``axis``: the bodies' axes (``world_axes``) if the caller has them."""
     if up is None:
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params
     stack = [i for i in np.nonzero(world.live)[0]
              if dm.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
     top = max(world.pos[i, 2] for i in stack) + 0.5 * p.thickness
-    axis = world_axes(world)
+    if axis is None:
+        axis = world_axes(world)
     tilts = [tilt + np.radians(d) for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0,
                                              -12.5, 12.5, -15.0, 15.0)]
     found = {}

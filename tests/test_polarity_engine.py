@@ -63,7 +63,7 @@ class ScriptedWorld:
 class ScriptedCore:
     """Episodes from a queue of hand-written functions ``(world, *args) -> Episode``."""
 
-    World, Intent, nominal_intent = ScriptedWorld, Intent, None
+    World, Intent, balance_intent = ScriptedWorld, Intent, None
 
     def __init__(self, script=(), lay=None):
         self.script, self.lay = list(script), lay

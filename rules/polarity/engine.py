@@ -169,14 +169,13 @@ class Game:
                     trial=self.trial_for(seat), nominal=self.nominal_for(seat))
 
     def nominal_for(self, seat: int):
-        if getattr(self.sim, "balance_intent", None) is not None:
-            def pose(host, azimuth, tilt):
-                intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt)
-                return intent.base_distance, balanced
-            return pose
-        if self.sim.nominal_intent is None:
+        if self.sim.balance_intent is None:
             return None
-        return lambda host, azimuth, tilt: (self.sim.nominal_intent(self.world, host, azimuth, colour(seat), tilt).base_distance, True)
+
+        def pose(host, azimuth, tilt):
+            intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt)
+            return intent.base_distance, balanced
+        return pose
 
     def episode(self, fn, *args, take_back: bool = False):
         """Run one episode on the live world; returns (before, before_contacts, episode).

@@ -10,7 +10,7 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``tower_hold`` false, the wake check of physics 0.7.0 and before);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
-  core's ``nominal_intent`` finds each leaner's base distance; the measured
+  core's ``balance_intent`` finds each leaner's base distance; the measured
   reaches strategies keep are in ``rules.polarity.clearance``);
 - ``Core``: the verbs the engine calls (``core()`` is the real one);
 - ``physics_version()``: the core's version string, recorded in every game.
@@ -72,8 +72,7 @@ class Core:
     place_leaner: object
     push_flat: object
     place_tower: object
-    nominal_intent: object = None
-    balance_intent: object = None  # (Intent, balances at all); engine falls back to nominal_intent
+    balance_intent: object = None  # (Intent, whether it balances at all): what strategies tune to
 
 
 def core() -> Core:
@@ -82,5 +81,5 @@ def core() -> Core:
     return Core(
         World=api.World, Intent=api.Intent, params=physics_params, lay_flat=api.lay_flat,
         place_leaner=api.place_leaner, push_flat=api.push_flat, place_tower=api.place_tower,
-        nominal_intent=api.nominal_intent, balance_intent=api.balance_intent,
+        balance_intent=api.balance_intent,
     )
