@@ -211,3 +211,28 @@ def test_simulate_defaults_to_polarity_with_its_default_matchup(tmp_path):
     assert {(g["strategy_0"].split(":")[0], g["strategy_1"].split(":")[0]) for g in games} == {
         ("cautious", "aggressive"), ("aggressive", "cautious")}
     assert GAME.default_games > 0 and GAME.shard_size < 10
+
+
+def test_r5_on_the_real_core_cautious_leans_on_a_foundation_not_on_an_open_tower_nothing_floats_off():
+    """A six-disc tower of White's lies in the open, its foundation in a crowd: cautious used
+    to pick the tower (the most open host) and throw leaners that are flung over at every
+    try; the core tells it that nothing balances there (sim.api.balance_intent)."""
+    import numpy as np
+
+    from rules.polarity.state import Tower
+
+    game = real_game()
+    tower = game.world.add_tower(6, -0.15, 0.0, -1)
+    foundation = game.world.add_flat(0.10, 0.05, -1)
+    for x, y in ((0.17, 0.05), (0.10, 0.12), (0.13, -0.03)):
+        game.world.add_flat(x, y, 1)
+    game.table.towers.append(Tower(controller=0, ids=tower))
+    game.refresh()
+    def choice(text):
+        spec = StrategySpec.parse(text)
+        sdef = GAME.strategy(spec)
+        return sdef.make(sdef.validate(spec)).act(game.view(0), np.random.default_rng(0))
+
+    assert choice("cautious:skip_unbalanced=false").host == tower[0]
+    act = choice("cautious")
+    assert act.host == foundation and act.balanced
