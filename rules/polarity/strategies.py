@@ -164,14 +164,15 @@ def tuned_down(view: View, ranked: list[Place], want: int, skip_unbalanced: bool
     tunings; every tuned candidate is returned, in rank order."""
     if not skip_unbalanced:
         return [tuned(view, c) for c in ranked[:want]]
-    out, misses = [], {}
+    out, balanced, misses = [], 0, {}
     for c in ranked:
-        if len(out) >= tries or sum(t.balanced for t in out) >= want:
+        if len(out) >= tries or balanced >= want:
             break
         if misses.get(c.host, 0) >= 2:
             continue
         t = tuned(view, c)
         out.append(t)
+        balanced += t.balanced
         if not t.balanced:
             misses[c.host] = misses.get(c.host, 0) + 1
     return out
@@ -418,11 +419,10 @@ class LookaheadStrategy(CautiousStrategy):
                 seen.add(c.host)
             if len(chosen) >= n_cand:
                 break
-        if not self.p.skip_unbalanced:
-            pool = [tuned(view, c) for c in chosen]
-        else:  # trials of a leaner that balances nowhere are spent: the rest of the ranking refills
-            tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen))
-            pool = [c for c in tried if c.balanced] or tried[:len(chosen)]
+        # trials of a leaner that balances nowhere are spent: the rest of the ranking refills
+        tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen),
+                           self.p.skip_unbalanced)
+        pool = [c for c in tried if c.balanced or not self.p.skip_unbalanced] or tried[:len(chosen)]
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p), view.rules) for _ in range(self.p.samples)]
