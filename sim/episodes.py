@@ -31,6 +31,7 @@ from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.balance import balance_intent, nominal_intent, world_axes, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
+from sim.stacking import rest_heights
 from sim.state import FLAT_TILT, classify, pairs_of
 from sim.world import World
 
@@ -123,13 +124,19 @@ def sweep(world: World, start, end, pusher_radius: float = 0.004) -> Episode:
 def place_tower(world: World, ids: list[int], x: float, y: float, up: int,
                 gap: float = 2e-4) -> Episode:
     """Capture: lift the bodies ``ids`` off the mat and stack them at (x, y),
-    colour ``up``, ids[0] at the bottom, each ``gap`` above the one below,
-    then let go. The ids are kept."""
+    colour ``up``, ids[0] at the bottom, and let go. The stack is set down whole,
+    each disc at rest at its static height (``sim.stacking``); with
+    ``params.tower_at_rest`` off each disc is let go ``gap`` above the one below
+    (physics 0.8.0). The ids are kept."""
     def setup(w: World) -> dict:
         h = w.params.thickness
         w.remove(ids)
-        for k, i in enumerate(ids):
-            w.place(i, (x, y, h * (k + 0.5) + gap * (k + 1)), (0, 0, float(np.sign(up) or 1)))
+        if w.params.tower_at_rest:
+            heights = rest_heights(w.params, w.field, w.br[list(ids)], up)
+        else:
+            heights = [h * (k + 0.5) + gap * (k + 1) for k in range(len(ids))]
+        for i, z in zip(ids, heights):
+            w.place(i, (x, y, z), (0, 0, float(np.sign(up) or 1)))
         return {"placed": list(ids)}
     return _episode(world, setup)
 

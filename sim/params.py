@@ -125,6 +125,7 @@ class PhysicsParams(BaseModel):
     wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
     hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
     tower_hold: bool = Field(True, description="a sleeping tower's disc is held as its tower, not alone (sim.holding; False: physics 0.7.0)")
+    tower_at_rest: bool = Field(True, description="place_tower sets a captured stack down whole, each disc at its rest height (sim.stacking); False: dropped 0.2 mm apart, physics 0.8.0")
     coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     field_table: bool = Field(True, description="read a source magnet's near field from its table (sim.magnetics_table); False: closed form at every point")

@@ -7,7 +7,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   physics overrides applied (``magnet_strength`` scales the remanence Br of
   every disc, red included; ``settle_budget_s`` is R19's step budget;
   ``contact_substeps``, when set, the core's sub-steps of moving contacts;
-  ``tower_hold`` false, the wake check of physics 0.7.0 and before);
+  ``tower_hold`` false, the wake check of physics 0.7.0 and before;
+  ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -50,6 +51,8 @@ def physics_params(rules):
         update["contact_substeps"] = rules.contact_substeps
     if not rules.tower_hold:
         update["tower_hold"] = False
+    if not rules.tower_at_rest:
+        update["tower_at_rest"] = False
     return base.model_copy(update=update)
 
 
