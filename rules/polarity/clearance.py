@@ -51,6 +51,9 @@ in metres below.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
 
 from sim import detmath as dm
 from sim.api import BodyInfo, BodyState
@@ -96,34 +99,64 @@ def tower_sizes(bodies) -> dict[int, int]:
     return {b.id: size.get(b.tower, 1) for b in bodies}
 
 
+@dataclass(frozen=True)
+class Crowd:
+    """The bodies as ``margins`` reads them, one array entry per body (built once a
+    turn: a strategy asks for the margins of hundreds of candidates)."""
+    ids: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    tower: np.ndarray
+    on_mat: np.ndarray      # neither out nor in hand
+    red: np.ndarray
+    reach: dict             # up -> ``reach`` of each body for a leaner showing up
+    red_gap: np.ndarray     # to the nearest red disc, less FOUNDATION_GAP and CHAIN_SLIDE
+
+    @classmethod
+    def of(cls, bodies) -> "Crowd":
+        sizes = tower_sizes(bodies)
+        reds = [b for b in bodies if b.red]
+        red_gap = [min((dm.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE for r in reds),
+                       default=math.inf) for b in bodies]
+        return cls(
+            ids=np.array([b.id for b in bodies], np.int64), x=np.array([b.x for b in bodies], float),
+            y=np.array([b.y for b in bodies], float), tower=np.array([b.tower for b in bodies], np.int64),
+            on_mat=np.array([b.state not in (BodyState.OUT, BodyState.IN_HAND) for b in bodies], bool),
+            red=np.array([b.red for b in bodies], bool),
+            reach={up: np.array([reach(b, up, sizes.get(b.id, 1)) for b in bodies], float) for up in (1, -1)},
+            red_gap=np.array(red_gap, float))
+
+
 def margins(bodies, host: BodyInfo, azimuth: float, up: int, circle_radius: float,
             base_distance: float = LEANER_BASE, skip=frozenset()) -> tuple[float, float]:
     """(margin to the nearest disc, margin to the red disc) of a leaner at ``azimuth`` off
     ``host``, showing ``up``: distance from its centre less the measured reach (negative =
     inside the reach), and the hand's start point less ``REACH_HAND``. The circle's edge
     counts as a disc: the base point must stay inside it. The red margin also falls when a
-    disc inside the reach lies near the red disc (a cascade, ``CHAIN_SLIDE``)."""
+    disc inside the reach lies near the red disc (a cascade, ``CHAIN_SLIDE``). ``bodies``:
+    a list of ``BodyInfo`` or their ``Crowd``."""
+    crowd = bodies if isinstance(bodies, Crowd) else Crowd.of(bodies)
     cx, cy = leaner_centre((host.x, host.y), azimuth, base_distance)
     hx, hy = hand_start((host.x, host.y), azimuth, base_distance)
     bx, by = host.x + base_distance * dm.cos(azimuth), host.y + base_distance * dm.sin(azimuth)
     disc = circle_radius - dm.hypot(bx, by) - 0.003
-    red = math.inf
-    sizes = tower_sizes(bodies)
-    stack = {host.id} | ({b.id for b in bodies if b.tower == host.tower} if host.tower >= 0 else set())
-    reds = [b for b in bodies if b.red]
-    for b in bodies:
-        if b.id in stack or b.id in skip or b.state in (BodyState.OUT, BodyState.IN_HAND):
-            continue
-        m = dm.hypot(cx - b.x, cy - b.y) - reach(b, up, sizes.get(b.id, 1))
-        m = min(m, dm.hypot(hx - b.x, hy - b.y) - REACH_HAND)
-        if b.red:
-            red = min(red, m)
-            continue
-        disc = min(disc, m)
-        if m < 0:  # the leaner would disturb b: b must not reach the red disc when dragged
-            for r in reds:
-                red = min(red, dm.hypot(b.x - r.x, b.y - r.y) - FOUNDATION_GAP - CHAIN_SLIDE)
+    counted = crowd.on_mat & (crowd.ids != host.id)
+    if host.tower >= 0:
+        counted &= crowd.tower != host.tower
+    if skip:
+        counted &= ~np.isin(crowd.ids, list(skip))
+    dx, dy, hdx, hdy = cx - crowd.x, cy - crowd.y, hx - crowd.x, hy - crowd.y
+    m = np.minimum(np.sqrt(dx * dx + dy * dy) - crowd.reach[up], np.sqrt(hdx * hdx + hdy * hdy) - REACH_HAND)
+    red = _least(m[counted & crowd.red], math.inf)
+    discs = counted & ~crowd.red
+    disc = _least(m[discs], disc)
+    # a disc inside the leaner's reach is disturbed: it must not reach the red disc when dragged
+    red = _least(crowd.red_gap[discs & (m < 0)], red)
     return disc, red
+
+
+def _least(values: np.ndarray, start: float) -> float:
+    return min(start, float(values.min())) if values.size else start
 
 
 def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP, size: int = 1) -> tuple[float, float]:

@@ -139,8 +139,8 @@ def candidates(view: View, n_azimuths: int, rng) -> list[Place]:
 
 def margins_of(view: View, place: Place) -> tuple[float, float]:
     """(disc margin, red margin) of a candidate leaner, metres beyond the measured reach."""
-    host = view.by_id()[place.host]
-    return clearance.margins(view.bodies, host, place.azimuth, view.up, view.geo.circle_radius,
+    crowd, by_id = view.crowd()
+    return clearance.margins(crowd, by_id[place.host], place.azimuth, view.up, view.geo.circle_radius,
                              place.base_distance)
 
 

@@ -61,6 +61,7 @@ class View:
     geo: Geometry
     trial: Callable[..., object] | None = field(default=None, repr=False)
     nominal: Callable[[int, float, float], tuple[float, bool]] | None = field(default=None, repr=False)
+    _crowd: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def up(self) -> int:
@@ -68,6 +69,13 @@ class View:
 
     def by_id(self) -> dict[int, BodyInfo]:
         return {b.id: b for b in self.bodies}
+
+    def crowd(self) -> tuple[clearance.Crowd, dict[int, BodyInfo]]:
+        """The bodies as ``clearance.margins`` reads them, and by id: built on first use
+        (a view's bodies stay as they are; strategies ask for hundreds of margins)."""
+        if self._crowd is None:
+            self._crowd = (clearance.Crowd.of(self.bodies), self.by_id())
+        return self._crowd
 
     def discs(self) -> list[BodyInfo]:
         return [b for b in self.bodies if not b.red and b.state != BodyState.OUT]
