@@ -150,6 +150,21 @@ def test_r10_capture_on_the_real_core_stacks_the_group_in_the_captors_colour():
     assert game.table.score(0) == 2 - game.table.stacks[0] and w
 
 
+@pytest.mark.parametrize("distance_mm, snaps", [(65, True), (86, False)])
+def test_r10_a_tower_set_down_within_a_larger_towers_reach_snaps_on_the_real_core(distance_mm, snaps):
+    """What ``clearance.spot_margin`` assumes: an 8-disc tower reaches a 2-disc one
+    set down 65 mm away (the other colour up: they attract), not one beyond
+    50 mm x 8^(1/4) = 84 mm."""
+    from sim.api import World, place_tower
+
+    world = World.new(physics_params(PolarityRules()))
+    big = world.add_tower(8, 0.0, 0.0, 1)
+    group = [world.add_flat(-0.15, -0.15, 1), world.add_flat(-0.15, -0.118, -1)]
+    ep = place_tower(world, group, distance_mm * 1e-3, 0.0, -1)
+    moved = {i for i, d in ep.moved_diameters.items() if d > 0.07 and i not in group}
+    assert bool(ep.new_contacts or moved & set(big)) == snaps, (ep.new_contacts, moved)
+
+
 def test_r4_r7_leaner_then_conversion_on_the_real_core():
     game = real_game()
     host = game.world.add_flat(0.12, 0.0, -1)

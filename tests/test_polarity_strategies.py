@@ -256,6 +256,25 @@ def test_r10_r14_cautious_puts_a_captured_tower_away_from_leaners_and_the_red_di
         assert disc_margin > 0 and red_margin > 0, (seed, x, y)
 
 
+def _tower(first_id, x_mm, y_mm, n, up):
+    return [disc(first_id + k, x_mm, y_mm, up, "stacked", tower=first_id, z_mm=3.0 + 6.0 * k) for k in range(n)]
+
+
+def test_r10_spot_margin_keeps_a_tower_beyond_the_reach_of_a_larger_one():
+    """Measured on the core: a 2-disc tower set down up to 65 mm from an 8-disc tower
+    snaps or moves it (clearance docstring); the larger stack sets the reach."""
+    from rules.polarity import clearance
+
+    big = _tower(10, 0, 0, 8, B)
+    reach = clearance.FOUNDATION_GAP * 8 ** 0.25
+    for size in (1, 2, 4):
+        assert clearance.spot_margin(big, 0.065, 0.0, size=size)[0] < 0
+        assert clearance.spot_margin(big, reach - 0.001, 0.0, size=size)[0] < 0
+        assert clearance.spot_margin(big, reach + 0.001, 0.0, size=size)[0] > 0
+    lone = [disc(10, 0, 0, B)]
+    assert clearance.spot_margin(lone, 0.065, 0.0, size=2)[0] > 0   # one disc reaches 50 mm x 2^(1/4)
+
+
 def core_that_balances_nowhere_on(*hosts, calls=None):
     """A ``View.nominal`` like the engine's: the lone-host distance, and no balance off ``hosts``."""
     def nominal(host, azimuth, tilt):

@@ -40,7 +40,16 @@ deg. Findings:
   laid 80 mm from red into it).
 - Towers pull harder: n stacked discs add their fields, the force at a
   distance grows ~n and a dipole force falls ~r^-4, so the reach of an
-  n-disc tower is scaled by n^(1/4) (not measured; an estimate).
+  n-disc tower is scaled by n^(1/4) (``stack_scale``; an estimate). Measured
+  for captures (physics 0.9.0, 2026-12-02: an n-disc tower set down by
+  ``place_tower`` 55-140 mm from an m-disc tower, 5 mm steps, both colours;
+  it snapped or moved the other up to, and held from): n x m = 1 x 1 held
+  from 55 mm, 4 x 1, 1 x 4 and 2 x 4 snapped up to 60 mm, 8 x 1, 1 x 8,
+  2 x 8 and 4 x 4 up to 65, 14 x 1 up to 70, 8 x 8 up to 75. So the larger
+  stack sets the reach: ``spot_margin`` scales ``FOUNDATION_GAP`` by the
+  larger size (50 mm x 8^(1/4) = 84 mm for a tower next to an 8-disc one;
+  before it ignored the other's size, and strategies set 2-disc captures
+  60-70 mm from 8-disc towers, which snapped together: cascades of 5-9 CPU s).
 
 So a leaner needs about 75-80 mm (2.5 diameters) from its centre to every
 other magnet: a host with its neighbours 120 mm away can hold one or two
@@ -71,12 +80,17 @@ CHAIN_SLIDE = 0.030  # a disc a leaner snaps onto may be dragged about a diamete
 TILTED = (BodyState.LEANING, BodyState.RESTING)
 
 
+def stack_scale(size: int) -> float:
+    """How much farther an n-disc stack reaches than one disc: n^(1/4)."""
+    return math.sqrt(math.sqrt(max(1, size)))
+
+
 def reach(body: BodyInfo, up: int, tower_size: int = 1) -> float:
     """How near (centre to centre, metres) a leaner showing ``up`` may stand to ``body``."""
     if body.state in TILTED:
         return REACH_LEANER
     base = REACH_ATTRACT if body.up != up else REACH_REPEL
-    return base * math.sqrt(math.sqrt(max(1, tower_size)))
+    return base * stack_scale(tower_size)
 
 
 def leaner_centre(host_xy, azimuth: float, base_distance: float = LEANER_BASE) -> tuple[float, float]:
@@ -162,19 +176,23 @@ def _least(values: np.ndarray, start: float) -> float:
 def spot_margin(bodies, x: float, y: float, red_gap: float = FOUNDATION_GAP, size: int = 1) -> tuple[float, float]:
     """(margin to the nearest disc, margin to the red disc) of a flat disc or an n-disc tower
     (``size``) put down at (x, y): centre distance less ``FOUNDATION_GAP`` (``REACH_LEANER``
-    for a leaner, ``red_gap`` for the red disc), scaled by size^(1/4). A disc inside that
-    reach which lies near the red disc lowers the red margin too (a cascade, ``CHAIN_SLIDE``)."""
-    scale = math.sqrt(math.sqrt(max(1, size)))
+    for a leaner, ``red_gap`` for the red disc), scaled by the fourth root of the larger of
+    the two stacks (``stack_scale``). A disc inside that reach which lies near the red disc
+    lowers the red margin too (a cascade, ``CHAIN_SLIDE``)."""
     disc, red = math.inf, math.inf
+    sizes = tower_sizes(bodies)
     reds = [b for b in bodies if b.red]
     for b in bodies:
         if b.state in (BodyState.OUT, BodyState.IN_HAND):
             continue
         d = dm.hypot(x - b.x, y - b.y)
         if b.red:
-            red = min(red, d - red_gap * scale)
+            red = min(red, d - red_gap * stack_scale(size))
             continue
-        m = d - (REACH_LEANER if b.state in TILTED else FOUNDATION_GAP) * scale
+        if b.state in TILTED:
+            m = d - REACH_LEANER * stack_scale(size)
+        else:
+            m = d - FOUNDATION_GAP * stack_scale(max(size, sizes.get(b.id, 1)))
         disc = min(disc, m)
         if m < 0:
             for r in reds:
