@@ -18,8 +18,11 @@ every disc above. A contact is the shared-stiffness potential of sim.integrate,
 K/2 (sum d^p)^(2/p): N points pressed equally deep by d push back with
 K N^(2/p) d in all. A face-to-face pair presses 2 x ``rim_points`` points (each
 disc's face edge into the other's face), the mat ``rim_points``. The magnetic
-pull depends on the heights, the heights on the pull: rounds of "pull at these
-heights, heights under that pull" gain about one digit each and stop when the
+pull (each disc's magnetic force from ``sim.forces.refresh_refs``, the
+function every episode already calls, so no kernel is compiled for this; the
+pull across interface k is minus the force on the discs from k up) depends
+on the heights, the heights on the pull: rounds of "pull at these heights,
+heights under that pull" gain about one digit each and stop when the
 heights repeat to the bit (16 rounds for ten discs; at most ``MAX_ROUNDS``).
 Ten discs press their interfaces 0.2-0.37 mm (the middle ones most: every
 long pull crosses them) and the mat 44 um.
@@ -30,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from sim import detmath as dm
-from sim.magnetics import pair_force_torque
+from sim.bodies import quat_from_normal, quat_to_matrix
+from sim.forces import refresh_refs
 
 MAX_ROUNDS = 60
 
@@ -43,17 +47,18 @@ def rest_heights(params, field, br, up: int) -> np.ndarray:
     share = 2.0 / params.contact_norm
     mat = params.k_contact * dm.power(float(params.rim_points), share)
     pair = params.k_disc * dm.power(2.0 * params.rim_points, share)
-    axis = np.array([0.0, 0.0, 1.0 if up >= 0 else -1.0])
+    pos, axis, rot = np.zeros((n, 3)), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    axis[:, 2] = 1.0 if up >= 0 else -1.0
+    quat_to_matrix(quat_from_normal(axis[0]), rot[0])
+    rot[:] = rot[0]
+    live, asleep, on = np.ones(n, np.uint8), np.zeros(n, np.uint8), np.zeros((n, 6))
+    br = np.ascontiguousarray(br, dtype=np.float64)
     z = hh * (2.0 * np.arange(n) + 1.0)
-    out = np.empty(9)
     for _ in range(MAX_ROUNDS):
-        pull = np.zeros(n)                 # pull[k]: magnets below interface k on those above
-        for i in range(n):
-            for j in range(i + 1, n):
-                pair_force_torque(np.array([0.0, 0.0, z[i]]), axis, np.array([0.0, 0.0, z[j]]), axis,
-                                  params.magnet_radius, params.magnet_thickness, float(br[i]),
-                                  float(br[j]), field, out)
-                pull[i + 1:j + 1] -= out[2]
+        pos[:, 2] = z
+        refresh_refs(pos, axis, rot, br, live, asleep, params.magnet_radius, params.magnet_thickness, field,
+                     params.far_cutoff, on)                      # each disc's magnetic force, as in a step
+        pull = -np.cumsum(on[::-1, 2])[::-1]   # pull[k]: on the discs from k up, i.e. from those below k
         new = np.empty(n)
         new[0] = hh - n * mg / mat
         for k in range(1, n):
