@@ -26,7 +26,9 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
     push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion: a fingertip
         # presses the leaner's raised face down toward the side it leans to
     place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
-                                                                    # ids[0] at the bottom)
+                                                                    # ids[0] at the bottom;
+                                                                    # set down whole, at rest:
+                                                                    # sim.stacking)
     sweep(world, start, end, pusher_radius=0.004) -> Episode        # a fingertip's path
     settle(world) -> Episode                                        # wake all, run to rest
     nominal_intent(world, host, azimuth, up=None, tilt=pi/4) -> Intent
