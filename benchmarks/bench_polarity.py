@@ -41,6 +41,16 @@ Turns are counted after the 10 setup placements.
   action disc, 4 by a foundation dragged in, 1 by a leaner), 1
   physics_error; mean 45.1 turns (median 51); 151 of 383 leaning.
 
+Recorded 2026-12-02 (session 13), ``--games 8 --matchups cautious,aggressive``,
+polsim 0.6.0 / physics 0.9.0 (captured towers set down at rest; captures kept
+beyond the larger stack's reach): 0.032 games/s/core, 2.0 turns a CPU second
+(252.8 CPU s for 8 games, 62.4 turns a game, median 18.5 s, costliest 109.9
+s; 5 red_touched, 1 red_moved, 1 no_colour_on_mat, 1 stack_empty). Earlier
+that session, with 0.5.0's capture spots, side by side: physics 0.9.0 0.024
+(330.6 s, 60.0 turns, costliest 113.9 s), ``--set tower_at_rest=false`` 0.030
+(263.4 s, 66.1 turns): other games each time, and 8 of them do not resolve a
+change of this size; the captures replayed from recorded worlds do (README).
+
 Recorded 2026-12-02 (session 12), ``--games 8 --matchups cautious,aggressive``
 and the same with ``--quality --workers 1``, polsim 0.5.0 (strategies pass
 over leaners the core finds no balance for, ``skip_unbalanced``) beside
