@@ -31,7 +31,7 @@ from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.balance import balance_intent, nominal_intent, world_axes, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
-from sim.stacking import rest_heights
+from sim.stacking import press_faces, rest_heights
 from sim.state import FLAT_TILT, classify, pairs_of
 from sim.world import World
 
@@ -137,6 +137,8 @@ def place_tower(world: World, ids: list[int], x: float, y: float, up: int,
             heights = [h * (k + 0.5) + gap * (k + 1) for k in range(len(ids))]
         for i, z in zip(ids, heights):
             w.place(i, (x, y, z), (0, 0, float(np.sign(up) or 1)))
+        if w.params.tower_at_rest:
+            press_faces(w, list(ids), up)
         return {"placed": list(ids)}
     return _episode(world, setup)
 

@@ -71,3 +71,16 @@ def test_tower_at_rest_off_is_physics_0_8_0_capture_bit_for_bit():
     assert _two_captures_digest(tower_at_rest=False) == (
         [1947, 1664], "a90a3357ede5e1cd7dda05654033bdbfae6138dd35a6fbd9f2936b5822560f40")
     assert _two_captures_digest()[0][0] < 1947 / 2
+
+
+def test_a_tall_tower_of_strong_magnets_pressed_past_the_chamfer_stands():
+    """Br x 1.5: twelve discs press their middle 1.1 mm, past the 0.8 mm chamfer,
+    where a point's nearest surface is the neighbour's side, not its face; set
+    down as pressed through the faces (``press_faces``) the stack stands still
+    (without that it flew apart on the first steps)."""
+    w, group, ep = _captured(12, br=0.72, br_red=0.72)
+    p = w.params
+    heights = rest_heights(p, w.field, w.br[group], -1)
+    assert (p.thickness - np.diff(heights)).max() > p.chamfer
+    assert ep.status == "settled" and ep.steps <= round(p.sleep_time / p.dt)
+    assert np.abs(w.pos[group, 2] - heights).max() < 1e-7
