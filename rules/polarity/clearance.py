@@ -41,8 +41,9 @@ deg. Findings:
 - Towers pull harder: n stacked discs add their fields, the force at a
   distance grows ~n and a dipole force falls ~r^-4, so the reach of an
   n-disc tower is scaled by n^(1/4) (``stack_scale``; an estimate). Measured
-  for captures (physics 0.9.0, 2026-12-02: an n-disc tower set down by
-  ``place_tower`` 55-140 mm from an m-disc tower, 5 mm steps, both colours;
+  for captures (physics 0.9.0, 2026-12-02, ``benchmarks/measure_tower_reach.py``:
+  an n-disc tower set down by ``place_tower`` 55-140 mm from an m-disc
+  tower, 5 mm steps, both colours;
   it snapped or moved the other up to, and held from): n x m = 1 x 1 held
   from 55 mm, 4 x 1, 1 x 4 and 2 x 4 snapped up to 60 mm, 8 x 1, 1 x 8,
   2 x 8 and 4 x 4 up to 65, 14 x 1 up to 70, 8 x 8 up to 75. So the larger
