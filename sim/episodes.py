@@ -129,17 +129,16 @@ def place_tower(world: World, ids: list[int], x: float, y: float, up: int,
     ``params.tower_at_rest`` off each disc is let go ``gap`` above the one below
     (physics 0.8.0). The ids are kept."""
     def setup(w: World) -> dict:
-        h = w.params.thickness
-        w.remove(ids)
-        if w.params.tower_at_rest:
-            heights = rest_heights(w.params, w.field, w.br[list(ids)], up)
-        else:
-            heights = [h * (k + 0.5) + gap * (k + 1) for k in range(len(ids))]
-        for i, z in zip(ids, heights):
+        stack, h = list(ids), w.params.thickness
+        w.remove(stack)
+        at_rest = w.params.tower_at_rest
+        heights = (rest_heights(w.params, w.field, w.br[stack], up) if at_rest
+                   else [h * (k + 0.5) + gap * (k + 1) for k in range(len(stack))])
+        for i, z in zip(stack, heights):
             w.place(i, (x, y, z), (0, 0, float(np.sign(up) or 1)))
-        if w.params.tower_at_rest:
-            press_faces(w, list(ids), up)
-        return {"placed": list(ids)}
+        if at_rest:
+            press_faces(w, stack, up)
+        return {"placed": stack}
     return _episode(world, setup)
 
 
