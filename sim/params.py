@@ -53,6 +53,13 @@ ran out of the 4 s step budget. At 30/s the same leaner is still within
 1 s, the 52 placements need 8 300 steps on average instead of 12 000
 (CPU 441 -> 245 ms each), none runs out of budget and 19 instead of 15 end
 leaning. Equilibria (calibration, balance points) do not depend on it.
+It drags on each body's own spin, so a tilted tower rolling on its bottom
+rim is slowed by its bottom disc alone (~0.6/s in an episode looked at,
+session 14). Scaling it with the mat's load on the body (a tower's bottom
+disc carries the tower) was measured and rejected: of 455 placements
+replayed from six standard games, one set of 125 took 8 % less CPU, the
+other 330 took 3 % more, their median placement 124 instead of 101 ms,
+with the same 2 episodes out of budget.
 
 Hand speed stays 0.15 m/s: at 0.25 m/s the 52 placements took 186 instead
 of 221 ms, but a held disc swept over an opposite disc no longer lifts it
