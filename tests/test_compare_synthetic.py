@@ -147,3 +147,37 @@ def test_corrected_phi_shrinks_small_positive_association_to_zero():
     assert corrected_phi([[25, 25], [24, 26]]) == 0.0  # ad - bc = 50 <= n / 2
     assert corrected_phi([[40, 10], [10, 40]]) == pytest.approx((1500 - 50) / 2500)
     assert corrected_phi([[10, 40], [40, 10]]) == pytest.approx(-1500 / 2500)
+
+
+def _end_reason_row(p: Paired):
+    return next(r for r in verdict(p).rows if r.test == "end reasons")
+
+
+def test_end_reasons_that_moved_one_way_in_paired_games_are_tested_paired():
+    """24 games, the same winners; 9 that ended by a red touch end otherwise in
+    the candidate and none the other way (what a damping change did to the
+    standard games): exact McNemar, p = 2 / 2^9, where the unpaired table of
+    12 against 3 red touches gave 0.02."""
+    p = synthetic(np.random.default_rng(11), n=24, redrawn=1e-9)
+    end_a = np.array(["red_touched"] * 12 + ["stack_empty"] * 12, dtype=object)
+    end_b = end_a.copy()
+    end_b[:9] = "stack_empty"
+    row = _end_reason_row(Paired(**{**p.__dict__, "end_a": end_a, "end_b": end_b}))
+    assert row.pvalue == pytest.approx(2 / 2 ** 9)
+    assert row.effect.startswith("red_touched 12 → 3 (9 left it, 0 joined)")
+
+
+def test_end_reasons_redrawn_from_the_same_mix_are_flagged_at_most_5_percent_of_the_time():
+    """Three reasons, half the games' ends redrawn from the same mix: the row
+    keeps the smallest of three p-values, so without its Bonferroni factor it
+    would be flagged well above 5 % of the time."""
+    reasons = np.array(["stack_empty", "red_touched", "red_moved"], dtype=object)
+    mix = [0.6, 0.3, 0.1]
+    base = synthetic(np.random.default_rng(0), n=300, redrawn=1e-9)
+    flagged = []
+    for s in range(300):
+        rng = np.random.default_rng(5000 + s)
+        end_a = reasons[rng.choice(3, 300, p=mix)]
+        end_b = np.where(rng.random(300) < 0.5, reasons[rng.choice(3, 300, p=mix)], end_a)
+        flagged.append(_end_reason_row(Paired(**{**base.__dict__, "end_a": end_a, "end_b": end_b})).pvalue < 0.05)
+    assert np.mean(flagged) <= 0.05
