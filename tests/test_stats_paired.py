@@ -1,4 +1,4 @@
-"""Paired tests, Mann–Whitney, chi-square and Holm: hand values, and error
+"""Paired tests, Mann–Whitney and Holm: hand values, and error
 rates on seeded simulated paired experiments (same seeds, conditions A/B)."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import binom
 from statsmodels.stats.multitest import multipletests
 
-from pipelines.stats.paired import (chi_square, holm, mann_whitney, mcnemar,
+from pipelines.stats.paired import (holm, mann_whitney, mcnemar,
                                     paired_score_difference, score_differences, sign_flip_pvalue,
                                     stuart_maxwell)
 
@@ -148,26 +148,6 @@ def test_mann_whitney_flags_a_shift_in_game_length_and_not_an_identical_distribu
     assert np.mean(np.array(nulls) < ALPHA) <= FPR_CEILING
 
 
-def test_chi_square_ignores_end_reasons_never_seen_under_any_condition():
-    seen = np.array([[120, 30, 50], [100, 60, 40]])
-    with_empty = np.insert(seen, 1, 0, axis=1)
-    full, min_expected = chi_square(with_empty)
-    assert full == chi_square(seen)[0]
-    assert full.df == 2 and full.pvalue < 0.01 and min_expected > 5
-
-
-def test_chi_square_of_a_single_observed_category_is_no_evidence():
-    res, _ = chi_square(np.array([[0, 40, 0], [0, 55, 0]]))
-    assert (res.statistic, res.pvalue) == (0.0, 1.0)
-
-
-def test_chi_square_matches_the_hand_statistic_without_correction():
-    t = np.array([[20, 30], [30, 20]])
-    res, _ = chi_square(t, correction=False)
-    assert res.statistic == pytest.approx(4 * 5**2 / 25)
-    assert res.effect == pytest.approx(np.sqrt(4.0 / 100))
-
-
 def test_holm_matches_hand_computed_step_down_values():
     res = holm([0.01, 0.04, 0.03, 0.2])
     # sorted: 0.01*4, 0.03*3, max(0.04*2, 0.09), 0.2*1
@@ -193,24 +173,6 @@ def test_holm_rejects_impossible_p_values(bad):
 def test_mcnemar_rejects_tables_that_are_not_2x2_counts(table):
     with pytest.raises(ValueError):
         mcnemar(table)
-
-
-def test_chi_square_2x2_with_yates_correction_is_the_hand_formula():
-    """The path compare uses (correction on): N (|ad - bc| - N/2)^2 / (row and column sums)."""
-    (a, b), (c, d) = table = [[10, 20], [30, 15]]
-    n = a + b + c + d
-    yates = n * (abs(a * d - b * c) - n / 2) ** 2 / ((a + b) * (c + d) * (a + c) * (b + d))
-    res, _ = chi_square(np.array(table))
-    assert res.statistic == pytest.approx(yates) and res.df == 1
-    plain = n * (a * d - b * c) ** 2 / ((a + b) * (c + d) * (a + c) * (b + d))
-    assert res.effect == pytest.approx(np.sqrt(plain / n))       # Cramér's V: the correction is for p only
-
-
-def test_cramers_v_of_a_2x2_table_comes_from_the_uncorrected_statistic():
-    # Yates' correction is for the p-value; V of a perfectly associated table is 1
-    res, _ = chi_square(np.array([[10, 0], [0, 10]]))
-    assert res.effect == pytest.approx(1.0)
-    assert chi_square(np.array([[30, 10], [10, 30]]))[0].effect == pytest.approx(0.5)
 
 
 def test_few_seeds_are_judged_by_the_exact_sign_flip_test_not_the_t_test():

@@ -33,13 +33,6 @@ three-level outcomes the category order is (loss, draw, win) with scores
   two-sided) for unpaired continuous outcomes (game length, margins), with
   the rank-biserial correlation r = 2 U_x / (n_x n_y) - 1 in [-1, 1]
   (Kerby 2014, Compr Psychol 3:11); r > 0 means x tends to exceed y.
-- ``chi_square(table)``: chi-square test of independence of an
-  ``[r, c]`` contingency table (e.g. condition x end reason) via
-  ``scipy.stats.chi2_contingency``; rows and columns that are entirely zero
-  (categories never seen under any condition) are dropped first, and a table
-  left with fewer than two rows or columns gives statistic 0, p = 1. Effect
-  size: Cramér's V. ``min_expected`` is reported so a caller can warn when
-  an expected count is below 5 (Cochran 1954).
 - ``holm(pvalues, alpha)``: Holm's step-down correction (Holm 1979, Scand J
   Stat 6:65) via ``statsmodels.stats.multitest.multipletests``.
 """
@@ -206,20 +199,6 @@ def _u_statistic(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     """Mann–Whitney U of x (ties count 1/2), for ``permutation_test``."""
     diff = np.expand_dims(x, -1) - np.expand_dims(y, -2)
     return np.sum((diff > 0) + 0.5 * (diff == 0), axis=(-2, -1))
-
-
-def chi_square(table: "np.ndarray | list", correction: bool = True) -> tuple[TestResult, float]:
-    """Chi-square test of independence; returns (result, min expected count).
-
-    ``correction`` applies Yates' correction, and only to a 2 x 2 table."""
-    t = _table(table, square=False)
-    t = t[t.sum(axis=1) > 0][:, t.sum(axis=0) > 0]
-    if min(t.shape) < 2:
-        return TestResult(0.0, 1.0, "chi-square", 0.0, 0.0), float(t.min())
-    res = sps.chi2_contingency(t, correction=correction)
-    cramers_v = float(sps.contingency.association(t, method="cramer"))  # from the uncorrected statistic
-    return (TestResult(float(res.statistic), float(res.pvalue), "chi-square", float(res.dof), cramers_v),
-            float(res.expected_freq.min()))
 
 
 def holm(pvalues: "np.ndarray | list[float]", alpha: float = 0.05) -> HolmResult:
