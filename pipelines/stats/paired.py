@@ -72,10 +72,11 @@ class HolmResult:
     alpha: float
 
 
-def _table(table: "np.ndarray | list", square: bool, shape: tuple[int, ...] | None = None) -> np.ndarray:
+def _table(table: "np.ndarray | list", shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """A paired table of counts: square, non-negative integers, not empty."""
     t = np.asarray(table)
-    if t.ndim != 2 or (square and t.shape[0] != t.shape[1]):
-        raise ValueError(f"expected a {'square ' if square else ''}2-D table, got shape {t.shape}")
+    if t.ndim != 2 or t.shape[0] != t.shape[1]:
+        raise ValueError(f"expected a square 2-D table, got shape {t.shape}")
     if shape is not None and t.shape != shape:
         raise ValueError(f"expected a table of shape {shape}, got {t.shape}")
     if not np.issubdtype(t.dtype, np.integer) or np.any(t < 0):
@@ -87,7 +88,7 @@ def _table(table: "np.ndarray | list", square: bool, shape: tuple[int, ...] | No
 
 def mcnemar(table: "np.ndarray | list", exact_below: int = 25) -> TestResult:
     """McNemar's test on a paired ``[2, 2]`` table (exact when few discordant)."""
-    t = _table(table, square=True, shape=(2, 2))
+    t = _table(table, shape=(2, 2))
     discordant = int(t[0, 1] + t[1, 0])
     if discordant == 0:
         return TestResult(0.0, 1.0, "mcnemar-exact", effect=0.0)
@@ -101,7 +102,7 @@ def mcnemar(table: "np.ndarray | list", exact_below: int = 25) -> TestResult:
 
 def score_differences(table: "np.ndarray | list") -> tuple[np.ndarray, np.ndarray]:
     """Values of d = s_B - s_A and their counts, from a ``[3, 3]`` table."""
-    t = _table(table, square=True, shape=(3, 3))
+    t = _table(table, shape=(3, 3))
     diff = TRINOMIAL_SCORES[None, :] - TRINOMIAL_SCORES[:, None]  # [a, b] -> s_b - s_a
     return diff.ravel(), t.ravel()
 
@@ -164,7 +165,7 @@ def _all_equal(d: float, n: int, level: float) -> tuple[TestResult, Interval]:
 
 def stuart_maxwell(table: "np.ndarray | list") -> TestResult:
     """Stuart–Maxwell marginal homogeneity test on a paired ``[k, k]`` table."""
-    t = _table(table, square=True)
+    t = _table(table)
     off = t - np.diag(np.diag(t))
     informative = (off.sum(axis=0) + off.sum(axis=1)) > 0
     reduced = t[np.ix_(informative, informative)]
