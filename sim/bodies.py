@@ -18,9 +18,9 @@ matrices are stored.
 """
 
 import numpy as np
-from numba import njit
 
 from sim.detmath import norm, sincos
+from sim.jit import kernel
 
 
 def rim_points(radius: float, thickness: float, n: int, chamfer: float) -> np.ndarray:
@@ -32,7 +32,7 @@ def rim_points(radius: float, thickness: float, n: int, chamfer: float) -> np.nd
     return np.ascontiguousarray(np.concatenate([top, bottom, ring]))
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def quat_to_matrix(q, out):
     w, x, y, z = q[0], q[1], q[2], q[3]
     out[0, 0] = 1 - 2 * (y * y + z * z)
@@ -46,7 +46,7 @@ def quat_to_matrix(q, out):
     out[2, 2] = 1 - 2 * (x * x + y * y)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def quat_rotate_step(q, omega, dt):
     """q <- exp(omega dt / 2) * q, omega in the world frame; renormalised."""
     wn = np.sqrt(omega[0] ** 2 + omega[1] ** 2 + omega[2] ** 2)

@@ -28,26 +28,26 @@ cut back to the kinetic limit when it slides (static mu_s > kinetic mu_k).
 """
 
 import numpy as np
-from numba import njit
 
 from sim.detmath import power
+from sim.jit import kernel
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def contact_reach(a, hh):
     """Centre distance beyond which two discs (radius a, half thickness hh)
     cannot touch: twice a disc's bounding-sphere radius."""
     return 2.0 * np.sqrt(a * a + hh * hh)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def cylinder_sdf(p, c, n, a, hh, normal_out):
     """Signed distance from p to the solid cylinder (negative inside); writes
     the outward normal of the nearest surface into normal_out."""
     return cylinder_sdf_xyz(p[0] - c[0], p[1] - c[1], p[2] - c[2], n, a, hh, normal_out)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
     """``cylinder_sdf`` of the point at offset (d0, d1, d2) from the centre
     (no array views in the contact loop)."""
@@ -57,7 +57,7 @@ def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
 NO_FEATURE, SIDE, FACE_UP, FACE_DOWN = -1, 0, 1, 2
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
     """(signed distance, feature) of the point at offset (d0, d1, d2) from the
     centre. Outside: as ``cylinder_sdf_xyz``, feature ``NO_FEATURE``. Inside:
@@ -97,14 +97,14 @@ def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
     return sz * zl - hh, feat
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def point_force(depth, normal, vrel, spring, kn, cn, kt, ct, mus, muk, dt, friction, out):
     """Force on the point's body (written to out[3]); updates spring in place."""
     return point_force_at(depth, normal[0], normal[1], normal[2], vrel, spring.reshape(1, 1, 3),
                           0, 0, kn, cn, kt, ct, mus, muk, dt, friction, out)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def point_force_at(depth, nx, ny, nz, vrel, springs, b, k, kn, cn, kt, ct, mus, muk, dt,
                    friction, out):
     """``point_force`` with the normal as scalars and the spring ``springs[b, k]``
@@ -138,7 +138,7 @@ def point_force_at(depth, nx, ny, nz, vrel, springs, b, k, kn, cn, kt, ct, mus, 
     return fn
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def power_m2(x, p):
     """x ** (p - 2), by multiplication for the default p = 8 (hot in the contacts)."""
     if p == 8.0:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from sim.jit import kernel
+
 
 _TOLERANCE = 1e-6    # relative; the error after the last round is ~ tolerance²
 _HALF_PI = 0.5 * math.pi
 
 
-@njit(cache=True)
+@kernel
 def _start(kc, p, c, s):
     """Bulirsch's starting values (pp, cc, ss) of one integral; for p <= 0
     his transformation of the integrand to a positive parameter."""
@@ -46,7 +47,7 @@ def _start(kc, p, c, s):
     return pp, cc, -q / (g * g * pp) + cc * pp
 
 
-@njit(cache=True)
+@kernel
 def cel(kc, p, c, s):
     """Generalised complete elliptic integral cel(kc, p, c, s) (see module)."""
     k = abs(kc)
@@ -74,7 +75,7 @@ def cel(kc, p, c, s):
     return _HALF_PI * (ss + cc * em) / (em * (em + pp))
 
 
-@njit(cache=True)
+@kernel
 def cel_pair(kc, p1, c1, s1, p2, c2, s2):
     """(cel(kc, p1, c1, s1), cel(kc, p2, c2, s2)) in one descent: the modulus
     sequence depends on kc only, so the two integrals share its square roots."""

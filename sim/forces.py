@@ -38,6 +38,7 @@ force/torque accumulators [n,3]; torques about each body's centre.
 import numpy as np
 from numba import njit
 
+from sim.jit import kernel
 from sim.magnetics import pair_force_torque
 
 
@@ -49,7 +50,7 @@ def new_cache(n: int):
     return np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, key, valid,
                 reuse_pos, reuse_axis, reuse_far, reuse_rel):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
@@ -68,7 +69,7 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, 
     return True
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def _pair_within(i, j, pos, far):
     """(centres closer than ``far``, c_j - c_i, its squared length)."""
     d0, d1, d2 = pos[j, 0] - pos[i, 0], pos[j, 1] - pos[i, 1], pos[j, 2] - pos[i, 2]
@@ -76,7 +77,7 @@ def _pair_within(i, j, pos, far):
     return dd < far * far, d0, d1, d2, dd
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
             reuse_far, reuse_rel):
     """True if the stored result of pair (i, j), centres d apart (dd = |d|^2),
@@ -114,7 +115,7 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
     return True
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def _body_pose(i, j, d0, d1, d2, axis, rot):
     """A near pair's key: c_j - c_i (= d) and j's axis in i's body frame."""
     return (rot[i, 0, 0] * d0 + rot[i, 1, 0] * d1 + rot[i, 2, 0] * d2,
@@ -125,7 +126,7 @@ def _body_pose(i, j, d0, d1, d2, axis, rot):
             rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2])
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
                valid, reuse_far):
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
@@ -160,7 +161,7 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
@@ -194,7 +195,7 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, f
                 torque[j, k] += cache[i, j, 6 + k]
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache, key,
                 valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
     """Total magnetic force and torque on body i from every live body."""

@@ -45,10 +45,10 @@ dynamics tip, so it stays.
 """
 
 import numpy as np
-from numba import njit
 
 from sim.contacts import contact_reach
 from sim.forces import magnetic_on
+from sim.jit import kernel
 from sim.params import IDX
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
@@ -60,7 +60,7 @@ _COS_10_DEG = 0.984807753012208  # cos(10 deg)
 _SLACK = 1e-3                     # m, of a resting face's height and of the mat
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def flat_holds(i, axis, f6, P):
     """True if body i lies flat (face within 10 deg of level) and friction
     holds it against the magnetic force and torque ``f6`` with margin
@@ -80,7 +80,7 @@ def flat_holds(i, axis, f6, P):
     return fh < margin * mu * normal and th + 0.5 * P[_THICK] * fh < margin * normal * P[_RADIUS]
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def _resting_on(j, k, pos, axis, a, thick):
     """True if flat disc j rests on flat disc k (one thickness above it,
     offset under a radius)."""
@@ -91,7 +91,7 @@ def _resting_on(j, k, pos, axis, a, thick):
     return abs(dz - thick) < _SLACK and dh2 < a * a
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def _next_in_column(k, up, pos, axis, live, a, thick):
     """The one live disc resting on k (up) or under k (down); -1 none,
     -2 more than one."""
@@ -106,7 +106,7 @@ def _next_in_column(k, up, pos, axis, live, a, thick):
     return found
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def column_of(i, pos, axis, live, awake, P, column):
     """Fill ``column`` bottom first with the plain sleeping tower holding i;
     return its height, or 0 if i is not in one (see the module docstring)."""
@@ -152,7 +152,7 @@ def column_of(i, pos, axis, live, awake, P, column):
     return height
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid, column, f6s,
                 held_at, stamp):
     """True if i is in a plain sleeping tower that friction holds, at the mat

@@ -95,8 +95,11 @@ with ``disc_partner [n, 3N]`` (the disc the point presses into, -1 none).
 Cost (benchmarks/bench_physics.py, process CPU): the step loop allocates
 nothing and takes no array views per rim point or per pair (work rows in
 ``scratch [8, 3]``; a view costs about as much as a contact point's
-arithmetic). A numba call that LLVM does not inline costs ~100-150 ns with
-this many array arguments, so the per-pair work that most pairs skip (the
+arithmetic). A numba call that LLVM does not inline cost ~100-150 ns with
+this many array arguments, most of it numba's reference counting of each
+array argument (since 2026-12-02 the step loop's functions are ``sim.jit``
+kernels, compiled without it: a standard game 35 % cheaper, bit for bit),
+so the per-pair work that most pairs skip (the
 distance test of contacts; the distance and cache tests of magnetic pairs,
 sim.forces ``_pair_within`` and ``_reused``) happens before any call: with 35
 sleeping discs in the world, a lone placement went from 17.7 to 5.8 us a
@@ -135,6 +138,7 @@ from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf, cylinder_sdf_e
 from sim.detmath import acos, power
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
+from sim.jit import kernel
 from sim.params import IDX
 
 SETTLED, BUDGET, NAN, ENERGY, RED = 0, 1, 2, 3, 4
@@ -158,7 +162,7 @@ _BALL = IDX["rest_ball"]
 _SUBS, _VSUB = IDX["contact_substeps"], IDX["contact_substep_speed"]
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def norm_gain(sp, pw):
     """sp ** (2/p - 1), the shared-stiffness gain; for the default p = 8
     (sp ** -0.75) from square roots, which every machine rounds alike."""
@@ -168,13 +172,14 @@ def norm_gain(sp, pw):
     return power(sp, 2.0 / pw - 1.0)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def path_at(ts, ps, t, pout, vout):
     """Piecewise-linear path: position and velocity at time t (clamped)."""
     k = ts.shape[0]
     if t <= ts[0]:
-        pout[:] = ps[0]
-        vout[:] = 0.0
+        for c in range(3):
+            pout[c] = ps[0, c]
+            vout[c] = 0.0
         return
     for s in range(k - 1):
         if t < ts[s + 1]:
@@ -184,18 +189,19 @@ def path_at(ts, ps, t, pout, vout):
                 pout[c] = ps[s, c] + f * (ps[s + 1, c] - ps[s, c])
                 vout[c] = (ps[s + 1, c] - ps[s, c]) / span
             return
-    pout[:] = ps[k - 1]
-    vout[:] = 0.0
+    for c in range(3):
+        pout[c] = ps[k - 1, c]
+        vout[c] = 0.0
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def world_points(pos, rot, rim, i, wp):
     for k in range(rim.shape[0]):
         for c in range(3):
             wp[i, k, c] = pos[i, c] + rot[i, c, 0] * rim[k, 0] + rot[i, c, 1] * rim[k, 1] + rot[i, c, 2] * rim[k, 2]
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
     r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
@@ -203,7 +209,7 @@ def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
     out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def apply_at(force, torque, pos, i, p0, p1, p2, f, sign):
     r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     force[i, 0] += sign * f[0]
@@ -214,7 +220,7 @@ def apply_at(force, torque, pos, i, p0, p1, p2, f, sign):
     torque[i, 2] += sign * (r0 * f[1] - r1 * f[0])
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def speed_bound(i, vel, omega, P):
     """No point of body i moves faster than this (m/s; component sums: no
     square root in the contact loops)."""
@@ -223,7 +229,7 @@ def speed_bound(i, vel, omega, P):
             + reach * (abs(omega[i, 0]) + abs(omega[i, 1]) + abs(omega[i, 2])))
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def predict_entry(gap, vn, contact_speed):
     """A point at ``gap`` (m) outside a surface, moving away from it at ``vn``
     (m/s, < 0 closing): if it would reach the surface within the horizon
@@ -234,7 +240,7 @@ def predict_entry(gap, vn, contact_speed):
         contact_speed[1] = max(contact_speed[1], vn * vn)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, contact_speed):
     """Rim points of body i against the mat (shared stiffness, see the module
     docstring); returns True if any touches. ``scratch [8, 3]``: work rows;
@@ -287,7 +293,7 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
     return True
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, disc_feature, hit,
                   P, dyn_i, dyn_j, force, torque, depth, normals, feats, scratch, contact_speed):
     """Disc i against disc j: i's rim points inside j and j's inside i, one
@@ -323,7 +329,8 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
                                      + (vb[2] - vo[2]) * nrm[2], contact_speed)
             if d < 0.0:
                 depth[side * npts + k] = -d
-                normals[side * npts + k, :] = nrm
+                for c in range(3):
+                    normals[side * npts + k, c] = nrm[c]
                 feats[side * npts + k] = feat
                 total = max(total, -d)
             elif disc_partner[b, k] == o:     # left o (also a sleeper's point): forget it
@@ -377,7 +384,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     return True
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque, scratch):
     """Frictionless kinematic sphere (centre sp, velocity sv, radius rp) on disc i."""
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
@@ -399,7 +406,7 @@ def pusher_contacts(sp, sv, rp, i, pos, vel, omega, axis, P, force, torque, scra
     return True
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def kick(i, vel, omega, axis, force, torque, on_mat, P, h):
     """Velocity and spin change over time h under the stored force and
     torque, plus drag (evaluated now) and the gyroscopic term."""
@@ -429,14 +436,14 @@ def kick(i, vel, omega, axis, force, torque, on_mat, P, h):
     omega[i, 2] += (t2 / ip + coef * nt * n2) * h
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def drift(i, pos, quat, vel, omega, dt):
     for c in range(3):
         pos[i, c] += vel[i, c] * dt
     quat_rotate_step(quat[i], omega[i], dt)
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, ball):
     """True while body i has stayed within ``ball`` of its anchor pose (centre
     shift plus the rim's shift a x rotation angle, spin included); else the
@@ -459,7 +466,7 @@ def in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, ball):
     return False
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
@@ -467,7 +474,7 @@ def _root(parent, i):
     return i
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, roots):
     """Box2D-style islands: awake bodies touching each other sleep together,
     only when every one of them has been still for ``sleep_time``. Marks the
@@ -532,12 +539,12 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
         omega[hand, :] = 0.0
 
 
-@njit(cache=True, fastmath=False, inline="always")
+@kernel(inline="always")
 def _dist2(pos, i, j):
     return (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_partner, disc_feature,
                   hit, P, kin, force, torque, depth, normals, feats, scratch, cur, touched,
                   wake_next, contact_speed):
@@ -555,7 +562,7 @@ def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_part
             wake_next[j] = 1
 
 
-@njit(cache=True, fastmath=False)
+@kernel
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot, axis,
                    wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,

@@ -81,6 +81,7 @@ import numpy as np
 from numba import njit
 
 from sim import detmath as dm
+from sim.jit import kernel
 from sim.magnetics_fields import multipole_field_at, multipole_moments
 from sim.magnetics_table import field_at, field_table, no_table
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
@@ -126,13 +127,13 @@ EDGE_GAP_EDGES = np.array(EDGE_GAP_BANDS, dtype=np.float64)
 RULE_FAR = centre_ring_rule(6)
 
 
-@njit(cache=True)
+@kernel
 def dipole_moment(br, radius, thickness):
     """|m| = Br·V/μ0 (A·m²) of a disc magnet."""
     return br * math.pi * radius * radius * thickness / MU0
 
 
-@njit(cache=True)
+@kernel
 def _smoothstep(x, lo, hi):
     """0 below lo, 1 above hi, C1 in between."""
     if x <= lo:
@@ -143,7 +144,7 @@ def _smoothstep(x, lo, hi):
     return s * s * (3.0 - 2.0 * s)
 
 
-@njit(cache=True)
+@kernel
 def _perpendicular(n):
     """A unit vector perpendicular to the unit n, from its smallest component."""
     ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
@@ -157,7 +158,7 @@ def _perpendicular(n):
     return scale(1.0 / norm(e), e)
 
 
-@njit(cache=True)
+@kernel
 def _target_frame(cs, ns, ct, nt):
     """Unit e, f spanning the target's face plane: e towards the source centre or,
     when the target's axis points at it, along the source's axis (both follow a
@@ -175,7 +176,7 @@ def _target_frame(cs, ns, ct, nt):
     return e, cross(nt, e)
 
 
-@njit(cache=True)
+@kernel
 def _to_circle(p, centre, n, a):
     """Nearest point to p on the circle (centre, normal n, radius a)."""
     v = in_plane(sub(p, centre), n)
@@ -185,7 +186,7 @@ def _to_circle(p, centre, n, a):
     return axpy(a / length, v, centre)
 
 
-@njit(cache=True)
+@kernel
 def _to_disc(p, centre, m, a):
     """Nearest point to p on the disc (centre, normal m, radius a)."""
     v = in_plane(sub(p, centre), m)
@@ -195,7 +196,7 @@ def _to_disc(p, centre, m, a):
     return add(centre, v)
 
 
-@njit(cache=True)
+@kernel
 def _edge_gap(cs, ns, ct, nt, a, b):
     """Distance from the source's two rim circles to the target's two faces (m),
     by three rounds of alternating projection per circle-face combination."""
@@ -212,19 +213,19 @@ def _edge_gap(cs, ns, ct, nt, a, b):
     return best
 
 
-@njit(cache=True)
+@kernel
 def edge_gap(cs, ns, ct, nt, a, b):
     """``_edge_gap`` for float64[3] arrays (m)."""
     return _edge_gap(vec(cs), vec(ns), vec(ct), vec(nt), a, b)
 
 
-@njit(cache=True)
+@kernel
 def _balanced(ci, cj, f, tj):
     """(F_on_j, T_on_i, T_on_j) with T_on_i = -(T_on_j + (cj - ci) × F_on_j)."""
     return f, scale(-1.0, add(tj, cross(sub(cj, ci), f))), tj
 
 
-@njit(cache=True)
+@kernel
 def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, full, table):
     """i's field on j's sampled face charges: (F_on_j, T_on_i, T_on_j).
 
@@ -251,7 +252,7 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, full, table):
     return _balanced(ci, cj, force, torque)
 
 
-@njit(cache=True)
+@kernel
 def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
     """Point dipoles at the centres: F_on_j, T_on_j = m_j × B_i(c_j), balanced T_on_i."""
     qi = br_i * 2.0 * math.pi * a * a * b            # μ0·|m_i|
@@ -270,7 +271,7 @@ def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
     return _balanced(ci, cj, force, scale(qj / MU0, cross(nj, field)))
 
 
-@njit(cache=True)
+@kernel
 def _blend(w, first, second):
     """(1 - w)·first + w·second, per vector (each balanced, so the blend is too)."""
     return (axpy(1.0 - w, first[0], scale(w, second[0])),
@@ -278,12 +279,12 @@ def _blend(w, first, second):
             axpy(1.0 - w, first[2], scale(w, second[2])))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # a slice: needs reference counting (sim.jit)
 def _near_rule(k):
     return NEAR_RULES[NEAR_RULE_STARTS[k]:NEAR_RULE_STARTS[k + 1]]
 
 
-@njit(cache=True)
+@kernel
 def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
@@ -298,12 +299,12 @@ def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
 
 
-@njit(cache=True)
+@kernel
 def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False, table)
 
 
-@njit(cache=True)
+@kernel
 def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """The tier chosen by centre distance (see the module docstring)."""
     d = norm(sub(cj, ci)) / (2.0 * a)
@@ -322,7 +323,7 @@ def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table)
 
 
-@njit(cache=True)
+@kernel
 def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out):
     """Magnetic interaction of magnet i on magnet j (and back).
 

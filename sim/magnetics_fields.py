@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
 from sim.elliptic import cel_pair
+from sim.jit import kernel
 from sim.magnetics_vec import axpy, dot, norm, scale, sub, vec
 
 _KC_MIN = 1e-12          # clamp of the complementary modulus at a rim edge
@@ -37,7 +36,7 @@ _RHO_AXIS = 1e-15        # below this (m) a point is on the axis: B_rho = 0
 _INV_4PI = 1.0 / (4.0 * math.pi)
 
 
-@njit(cache=True)
+@kernel
 def cylinder_field_local(rho, z, a, b, br):
     """Exact (B_rho, B_z) in T of a magnet at (rho, z) in its own frame."""
     b0 = br / math.pi
@@ -60,7 +59,7 @@ def cylinder_field_local(rho, z, a, b, br):
     return b_rho, b_z
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def to_cylindrical(p, c, n):
     """World point p in the frame of the magnet (c, n): (radial vector r, rho = |r|, z)."""
     d = sub(p, c)
@@ -69,14 +68,14 @@ def to_cylindrical(p, c, n):
     return r, norm(r), z
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def from_cylindrical(b_rho, b_z, r, rho, n):
     """The world vector of field components (b_rho, b_z) at the point of ``to_cylindrical``."""
     s = b_rho / rho if rho > _RHO_AXIS else 0.0
     return axpy(s, r, scale(b_z, n))
 
 
-@njit(cache=True)
+@kernel
 def cylinder_field_at(p, c, n, a, b, br):
     """Exact B (T) at world point p of the magnet (c, n); 3-tuples in and out."""
     r, rho, z = to_cylindrical(p, c, n)
@@ -84,7 +83,7 @@ def cylinder_field_at(p, c, n, a, b, br):
     return from_cylindrical(b_rho, b_z, r, rho, n)
 
 
-@njit(cache=True)
+@kernel
 def multipole_moments(a, b, br):
     """(Q1, Q3, Q5): br × ∫ over both faces of the solid harmonics r^l P_l (T·m^(l+2))."""
     area2 = 2.0 * math.pi * a * a     # both faces; the odd harmonics add
@@ -96,7 +95,7 @@ def multipole_moments(a, b, br):
     return q1, q3, q5
 
 
-@njit(cache=True)
+@kernel
 def multipole_field_at(p, c, n, q1, q3, q5):
     """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; 3-tuples in and out."""
     d = sub(p, c)

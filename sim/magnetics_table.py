@@ -51,9 +51,9 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from sim import detmath as dm
+from sim.jit import kernel
 from sim.magnetics_fields import cylinder_field_local, from_cylindrical, to_cylindrical
 
 STEP_U = 0.02          # grading step: cell size / distance from the edge lines
@@ -83,7 +83,7 @@ def _buckets(nodes: np.ndarray) -> tuple[np.ndarray, float]:
     return np.clip(np.searchsorted(nodes, starts, side="right") - 1, 0, len(nodes) - 2).astype(np.int32), width
 
 
-@njit(cache=True)
+@kernel
 def _fill(rho_nodes, z_nodes, a, b, values):
     """Exact field at every node (Br = 1); on the side surface and the rim
     edge the value just outside the magnet."""
@@ -123,7 +123,7 @@ def no_table():
             np.zeros((0, 0, 2)), np.zeros(4))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _cell(x, nodes, bucket, inv_width):
     k = bucket[int(x * inv_width)]
     if x >= nodes[k + 1]:
@@ -131,7 +131,7 @@ def _cell(x, nodes, bucket, inv_width):
     return k
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def field_local(rho, z, a, b, br, table):
     """(B_rho, B_z) in T at (rho, z) of a magnet (a, b, br) in its own frame:
     from the table when it is this magnet's and covers the point, else exact."""
@@ -157,7 +157,7 @@ def field_local(rho, z, a, b, br, table):
     return br * b_rho, br * b_z
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def field_at(p, c, n, a, b, br, table):
     """B (T) at world point p of the magnet (c, n, a, b, br); 3-tuples in and
     out (``sim.magnetics_fields.cylinder_field_at`` read from the table)."""
