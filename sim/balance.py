@@ -30,26 +30,29 @@ from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
 from sim.events import Intent
+from sim.jit import kernel
 from sim.magnetics import pair_force_torque
 from sim.params import IDX
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
 _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cutoff"], IDX["br"]
+WORK = 15  # lean_torques' work array
 
 
-@njit(cache=True, fastmath=False)
-def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field, out9):
+@kernel
+def tip_torque(pos, axis, br, live, host, azimuth, base_distance, tilt, up, chamfer, P, field, work):
     """Tip torque (N m, positive raises) of a leaner of colour ``up`` at the pose."""
     return lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, 0.0, up, chamfer,
-                        P, field, out9)[0]
+                        P, field, work)[0]
 
 
-@njit(cache=True, fastmath=False)
-def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9):
+@kernel
+def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, work):
     """(tip torque, turning torque) of a leaner of colour ``up`` at the pose whose
     face is turned by ``turn`` about its base point (sim.episodes.leaner_pose), N m:
     about the horizontal z x u (positive raises) and about the vertical (positive
-    turns it counter-clockwise seen from above)."""
+    turns it counter-clockwise seen from above). ``work``: float64[WORK], the
+    leaner's centre and normal and a pair's result (a kernel allocates nothing)."""
     a, h, m, g = P[_RADIUS], P[_THICK], P[_MASS], P[_G]
     uy, ux = sincos(azimuth)
     st, ct = sincos(tilt)
@@ -58,12 +61,13 @@ def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, 
     by = pos[host, 1] + base_distance * uy
     if turn != 0.0:
         uy, ux = sincos(azimuth + turn)
-    nup = np.array([st * ux, st * uy, ct])
+    nup0, nup1, nup2 = st * ux, st * uy, ct
     lean = (a - chamfer)
-    c = np.array([bx + lean * (-ct * ux) + 0.5 * h * nup[0],
-                  by + lean * (-ct * uy) + 0.5 * h * nup[1],
-                  lean * st + 0.5 * h * nup[2]])
-    nrm = sign * nup
+    out9, c, nrm = work[0:9], work[9:12], work[12:15]
+    c[0] = bx + lean * (-ct * ux) + 0.5 * h * nup0
+    c[1] = by + lean * (-ct * uy) + 0.5 * h * nup1
+    c[2] = lean * st + 0.5 * h * nup2
+    nrm[0], nrm[1], nrm[2] = sign * nup0, sign * nup1, sign * nup2
     far2 = P[_FAR] * P[_FAR]
     f0, f1, f2 = 0.0, 0.0, -m * g
     t0, t1, t2 = 0.0, 0.0, 0.0
@@ -92,13 +96,13 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, 
     """Grid of base distances, their tip torques, and the zero crossings
     (outermost first) as (base distance, stable in tilt)."""
     a = P[_RADIUS]
-    out9 = np.zeros(9)
+    work = np.zeros(WORK)
     clear = a + top / tan(tilt) + 1e-3       # lower face clears the host's top edge
     grid = clear + np.arange(0.0, 6.0 * a, 1e-3)
     k_n = grid.shape[0]
     torques = np.empty(k_n)
     for k in range(k_n):
-        torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, field, out9)
+        torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, field, work)
     xs = np.empty(k_n)
     stable = np.empty(k_n, np.bool_)
     count = 0
@@ -109,13 +113,13 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, 
         lo, hi = grid[k], grid[k + 1]
         for _ in range(30):
             mid = 0.5 * (lo + hi)
-            if (tip_torque(pos, axis, br, live, host, azimuth, mid, tilt, up, chamfer, P, field, out9) > 0) == (torques[k] > 0):
+            if (tip_torque(pos, axis, br, live, host, azimuth, mid, tilt, up, chamfer, P, field, work) > 0) == (torques[k] > 0):
                 lo = mid
             else:
                 hi = mid
         bd = 0.5 * (lo + hi)
-        slope = (tip_torque(pos, axis, br, live, host, azimuth, bd, tilt + step, up, chamfer, P, field, out9)
-                 - tip_torque(pos, axis, br, live, host, azimuth, bd, tilt - step, up, chamfer, P, field, out9))
+        slope = (tip_torque(pos, axis, br, live, host, azimuth, bd, tilt + step, up, chamfer, P, field, work)
+                 - tip_torque(pos, axis, br, live, host, azimuth, bd, tilt - step, up, chamfer, P, field, work))
         xs[count] = bd
         stable[count] = slope < 0
         count += 1
@@ -137,13 +141,13 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
     ok False if it is unstable in turn or tilt on the way, turns beyond 30
     degrees or leaves 5-85 degrees of tilt. A turn under 0.1 degree is returned
     as 0 with the tilt unchanged."""
-    out9 = np.zeros(9)
+    work = np.zeros(WORK)
     d = 2.0 * _DEG
     turn = 0.0
     for rnd in range(12):
-        yaw = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9)[1]
-        yp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn + d, up, chamfer, P, field, out9)[1]
-        ym = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn - d, up, chamfer, P, field, out9)[1]
+        yaw = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, work)[1]
+        yp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn + d, up, chamfer, P, field, work)[1]
+        ym = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn - d, up, chamfer, P, field, work)[1]
         stiff = -(yp - ym) / (2.0 * d)
         if stiff <= 0.0:
             return turn, tilt, False
@@ -154,9 +158,9 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
         if abs(turn) > _TURN_MAX:
             return turn, tilt, False
         for _ in range(4):
-            tq = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, out9)[0]
-            tp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt + d, turn, up, chamfer, P, field, out9)[0]
-            tm = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt - d, turn, up, chamfer, P, field, out9)[0]
+            tq = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, up, chamfer, P, field, work)[0]
+            tp = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt + d, turn, up, chamfer, P, field, work)[0]
+            tm = lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt - d, turn, up, chamfer, P, field, work)[0]
             slope = (tp - tm) / (2.0 * d)
             if slope >= 0.0:
                 return turn, tilt, False
