@@ -1,4 +1,6 @@
-"""How the physics core is compiled: ``kernel``, numba's ``njit`` for the step loop.
+"""How polsim's numba cores are compiled: ``kernel``, ``njit`` for their inner functions.
+
+The physics step loop (sim/) and Polar's game core (rules/polar/) are kernels.
 
 A kernel is cached on disk, keeps strict IEEE arithmetic (no fastmath: results
 are bit-reproducible) and runs without numba's reference counting (NRT): it
@@ -12,6 +14,8 @@ kernels take ten to thirty arrays and run per pair and per contact point.
 perf over a standard game (cautious vs aggressive, game seed 11): 41 % of
 the game's CPU samples sat in ``NRT_incref``/``NRT_decref``; with the kernels
 compiled without NRT the same game, bit for bit, took 5.1 instead of 7.8 CPU s.
+Polar's core (random vs random, 9x9, turns recorded) spent 55 % in them:
+34,500 -> 61,000 games a CPU second, the same games.
 
 A function that needs NRT (it allocates, fills a slice or returns a slice)
 and is called from a kernel must say ``_nrt=True``: numba otherwise compiles

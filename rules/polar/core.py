@@ -45,6 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.jit import kernel
+
 EMPTY = -1
 BLACK = 0
 WHITE = 1
@@ -84,7 +86,7 @@ def neighbour_table(size):
     return nbr
 
 
-@njit(cache=True)
+@kernel
 def n_points(st):
     return (st.shape[0] - N_META) // 6
 
@@ -97,7 +99,7 @@ def new_state(n, mode):
     return st
 
 
-@njit(cache=True)
+@kernel
 def reset_state(st, mode):
     n = n_points(st)
     for p in range(n):
@@ -116,7 +118,7 @@ def reset_state(st, mode):
     st[m + M_MODE] = mode
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def find(st, n, p):
     """Root of the group of stone ``p``; union by size keeps trees O(log n) deep."""
     while st[n + p] != p:
@@ -124,12 +126,12 @@ def find(st, n, p):
     return p
 
 
-@njit(cache=True)
+@kernel
 def triangular(k):
     return k * (k + 1) // 2
 
 
-@njit(cache=True)
+@kernel
 def group_score(b, w, mode):
     """(black points, white points) a group of b black and w white stones scores."""
     if b == 0 or w == 0 or b == w:
@@ -145,7 +147,7 @@ def group_score(b, w, mode):
     return 0, triangular(k)
 
 
-@njit(cache=True)
+@kernel
 def neighbour_groups(st, n, nbr, p, c, tmp):
     """Fill ``tmp`` with the distinct groups next to ``p``; return (count, sections after c at p)."""
     k = 0
@@ -173,7 +175,7 @@ def neighbour_groups(st, n, nbr, p, c, tmp):
     return k, sections
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _neighbour_slot(st, n, nbr, p, d, c):
     """(root or a unique negative id when empty, sections of that group, has colour c)."""
     q = nbr[p, d]
@@ -183,7 +185,7 @@ def _neighbour_slot(st, n, nbr, p, d, c):
     return r, (st[2 * n + r] > 0) + (st[3 * n + r] > 0), st[q] == c
 
 
-@njit(cache=True)
+@kernel
 def is_legal(st, n, nbr, p, c):
     """P4: may colour ``c`` play on empty point ``p``?
 
@@ -209,7 +211,7 @@ def is_legal(st, n, nbr, p, c):
     return sections <= 2
 
 
-@njit(cache=True)
+@kernel
 def legality(st, n, nbr, p):
     """(Black may play on empty ``p``, White may): ``is_legal`` for both colours at the
     price of one look at the neighbours."""
@@ -235,7 +237,7 @@ def legality(st, n, nbr, p):
     return black <= 2, white <= 2
 
 
-@njit(cache=True)
+@kernel
 def merged_counts(st, n, c, k, tmp):
     """(black, white, old black score, old white score) of the group c at p would make."""
     b = 1 if c == BLACK else 0
@@ -254,7 +256,7 @@ def merged_counts(st, n, c, k, tmp):
     return b, w, old_b, old_w
 
 
-@njit(cache=True)
+@kernel
 def score_change(st, n, nbr, p, c, tmp):
     """(legal, change of black's score, change of white's score) if c plays at p."""
     k, sections = neighbour_groups(st, n, nbr, p, c, tmp)
@@ -265,7 +267,7 @@ def score_change(st, n, nbr, p, c, tmp):
     return True, sb - old_b, sw - old_w
 
 
-@njit(cache=True)
+@kernel
 def remove_empty(st, n, p):
     m = 6 * n
     i = st[5 * n + p]
@@ -278,7 +280,7 @@ def remove_empty(st, n, p):
     st[m + M_EMPTIES] = last
 
 
-@njit(cache=True)
+@kernel
 def swap_empties(st, n, i, j):
     """Exchange entries i and j of the empty-point list."""
     p, q = st[4 * n + i], st[4 * n + j]
@@ -288,7 +290,7 @@ def swap_empties(st, n, i, j):
     st[5 * n + p] = j
 
 
-@njit(cache=True)
+@kernel
 def place(st, n, nbr, p, c, tmp):
     """Put a stone of colour c on empty p (legality is the caller's job); update scores.
 
@@ -300,7 +302,7 @@ def place(st, n, nbr, p, c, tmp):
     join_groups(st, n, p, c, k, tmp)
 
 
-@njit(cache=True)
+@kernel
 def join_groups(st, n, p, c, k, tmp):
     """The rest of ``place`` once ``neighbour_groups`` has put p's k groups in ``tmp``."""
     m = 6 * n
@@ -325,7 +327,7 @@ def join_groups(st, n, p, c, k, tmp):
     remove_empty(st, n, p)
 
 
-@njit(cache=True)
+@kernel
 def play(st, n, nbr, p, tmp):
     """The colour to move plays p, or passes when p < 0 (P3, P5)."""
     c = st[6 * n + M_TO_MOVE]
@@ -334,7 +336,7 @@ def play(st, n, nbr, p, tmp):
     end_turn(st, n, c, p < 0)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def end_turn(st, n, c, passed):
     """Count a pass (or clear the count after a stone) and hand the move to the other colour."""
     m = 6 * n
@@ -342,13 +344,13 @@ def end_turn(st, n, c, passed):
     st[m + M_TO_MOVE] = 1 - c
 
 
-@njit(cache=True)
+@kernel
 def game_over(st, n):
     """P5: both players had to pass in succession."""
     return st[6 * n + M_PASSES] >= 2
 
 
-@njit(cache=True)
+@kernel
 def count_legal(st, n, nbr, c):
     count = 0
     for i in range(st[6 * n + M_EMPTIES]):
@@ -357,7 +359,7 @@ def count_legal(st, n, nbr, c):
     return count
 
 
-@njit(cache=True)
+@kernel
 def legal_moves(st, n, nbr, c, out):
     """Write the legal points of colour c to ``out``; return how many."""
     count = 0
@@ -369,7 +371,7 @@ def legal_moves(st, n, nbr, c, out):
     return count
 
 
-@njit(cache=True)
+@kernel
 def group_tally(st, n):
     """(groups, scoring groups) on the board."""
     groups = 0
@@ -384,7 +386,7 @@ def group_tally(st, n):
     return groups, scoring
 
 
-@njit(cache=True)
+@kernel
 def winner_colour(st, n):
     """P7: BLACK, WHITE, or -1 for a draw."""
     sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]

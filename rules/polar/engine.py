@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.jit import kernel
 from rules.polar.core import (
     BLACK,
     M_SCORE_B,
@@ -92,7 +93,7 @@ def max_turns(size):
     return 2 * size * size + 1
 
 
-@njit(cache=True)
+@kernel
 def _search(st, n, nbr, prm, budget, rng, scratch):
     tree, sim, tmp, cand = scratch
     return search(
@@ -100,7 +101,7 @@ def _search(st, n, nbr, prm, budget, rng, scratch):
     )
 
 
-@njit(cache=True)
+@kernel
 def choose_move(st, n, nbr, kind, prm, rng, scratch):
     """The point the colour to move plays, or -1 when it must pass."""
     _, _, tmp, cand = scratch
@@ -116,7 +117,7 @@ def choose_move(st, n, nbr, kind, prm, rng, scratch):
     return p
 
 
-@njit(cache=True)
+@kernel
 def set_opening(st, n, nbr, mode, a, b, tmp):
     """Empty board with the black stone on a and the white on b, Black to move (P2, P3)."""
     reset_state(st, mode)
@@ -125,7 +126,7 @@ def set_opening(st, n, nbr, mode, a, b, tmp):
     st[6 * n + M_TO_MOVE] = BLACK
 
 
-@njit(cache=True)
+@kernel
 def propose(size, swap, st, n, nbr, mode, kind, prm, rng, scratch):
     """Seat 0's opening (black point, white point) (P2).
 
@@ -152,7 +153,7 @@ def propose(size, swap, st, n, nbr, mode, kind, prm, rng, scratch):
     return best_a, best_b
 
 
-@njit(cache=True)
+@kernel
 def choose_colour(st, n, nbr, kind, prm, rng, scratch):
     """Seat 1's colour after seeing the opening in ``st`` (Black to move): random,
     Black (greedy: the tempo; the opening scores 0-0 and Black moves next, with
@@ -165,7 +166,7 @@ def choose_colour(st, n, nbr, kind, prm, rng, scratch):
     return BLACK if v >= 0.5 else WHITE
 
 
-@njit(cache=True)
+@kernel
 def _record(turns, row, pos, turn, seat, colour_0, st, n, size, colour, p, p2, n_legal):
     t_game, t_turn, t_player, t_s0, t_s1, t_colour, t_point, t_point2, t_x, t_y, t_nlegal = turns
     sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]
@@ -182,7 +183,7 @@ def _record(turns, row, pos, turn, seat, colour_0, st, n, size, colour, p, p2, n
     t_nlegal[row] = n_legal
 
 
-@njit(cache=True)
+@kernel
 def _store_game(games, g, st, n, end, n_turns, passes, colour_0, chooser, a, b):
     """Write game g's row of the ``games`` arrays from its final position (P7)."""
     g_winner, g_s0, g_s1, g_end, g_nturns, g_col0, g_a, g_b, g_chooser, g_passes, g_groups, g_scoring, g_black, g_white = games
@@ -203,7 +204,7 @@ def _store_game(games, g, st, n, end, n_turns, passes, colour_0, chooser, a, b):
     g_white[g] = sw
 
 
-@njit(cache=True)
+@kernel
 def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, trk, record, games, turns, row):
     """Play game ``g`` of the batch into ``games[*][g]`` and ``turns`` from ``row``; return the next row.
 
@@ -248,7 +249,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, trk, r
     return row
 
 
-@njit(cache=True)
+@kernel
 def _capacity(sizes, kinds, params):
     cap = 1
     for g in range(sizes.shape[0]):

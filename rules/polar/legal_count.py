@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.jit import kernel
 from rules.polar.core import EMPTY, M_TO_MOVE, end_turn, join_groups, legality, neighbour_groups, play
 
 
@@ -38,19 +39,19 @@ def new_tracker(n):
     return np.zeros(3 * n + 2, np.int32)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def legal_row(n, c):
     """Offset in ``trk`` of colour ``c``'s legal flags."""
     return (1 + c) * n
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def n_legal(trk, n, c):
     """Legal points colour ``c`` has in the tracked position."""
     return trk[3 * n + c]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _recheck(st, n, nbr, trk, p):
     """Re-check empty point ``p`` for both colours and keep the counts in step."""
     black, white = legality(st, n, nbr, p)
@@ -63,14 +64,14 @@ def _recheck(st, n, nbr, trk, p):
     trk[3 * n + 1] += now_w - was_w
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _occupy(trk, n, p):
     for c in range(2):
         trk[3 * n + c] -= trk[(1 + c) * n + p]
         trk[(1 + c) * n + p] = 0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _join(trk, a, b):
     """Merge the rings of stones ``a`` and ``b`` (which are in different rings)."""
     na = trk[a]
@@ -78,7 +79,7 @@ def _join(trk, a, b):
     trk[b] = na
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _recheck_around(st, n, nbr, trk, p):
     for d in range(4):
         q = nbr[p, d]
@@ -88,7 +89,7 @@ def _recheck_around(st, n, nbr, trk, p):
             _recheck(st, n, nbr, trk, q)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _link(st, n, trk, p, k, sections, tmp):
     """Link ``p`` into the rings of its ``k`` neighbouring groups (``tmp``, before the
     stone is placed); return True when only ``p``'s neighbours can change legality."""
@@ -103,7 +104,7 @@ def _link(st, n, trk, p, k, sections, tmp):
     return sections == (st[2 * n + r] > 0) + (st[3 * n + r] > 0)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _after_place(st, n, nbr, trk, p, local):
     """Re-check what the stone just placed on ``p`` can have changed (``local``: ``_link``'s answer)."""
     _occupy(trk, n, p)
@@ -118,7 +119,7 @@ def _after_place(st, n, nbr, trk, p, local):
             break
 
 
-@njit(cache=True)
+@kernel
 def start_opening(st, n, nbr, trk, a, b):
     """Track the position of ``engine.set_opening``: only the adjacent stones ``a`` and
     ``b`` (P2), one group of two sections."""
@@ -135,7 +136,7 @@ def start_opening(st, n, nbr, trk, a, b):
     _recheck_around(st, n, nbr, trk, b)
 
 
-@njit(cache=True)
+@kernel
 def play_tracked(st, n, nbr, trk, p, tmp):
     """``core.play`` (``p`` < 0 passes) with the tracker kept in step."""
     if p < 0:

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from sim.detmath import log
+from sim.jit import kernel
 from rules.polar.core import M_TO_MOVE, game_over, legal_moves, play, winner_colour
 from rules.polar.policies import PLAYOUT_GREEDY, greedy_move, random_move
 from rules.polar.rng import below
@@ -54,12 +55,12 @@ def new_tree(capacity):
 MAX_NODES = 2_000_000
 
 
-@njit(cache=True)
+@kernel
 def tree_capacity(playouts, n):
     return min((playouts + 1) * n + 1, MAX_NODES)
 
 
-@njit(cache=True)
+@kernel
 def rollout(sim, n, nbr, rng, policy, epsilon, tmp, cand):
     """Play the position in ``sim`` to its end; return the winning colour (-1 draw)."""
     while not game_over(sim, n):
@@ -72,7 +73,7 @@ def rollout(sim, n, nbr, rng, policy, epsilon, tmp, cand):
     return winner_colour(sim, n)
 
 
-@njit(cache=True)
+@kernel
 def _init_node(tree, node, parent, move, colour):
     t_parent, t_first, t_nchild, t_move, t_colour, t_visits, t_value = tree
     t_parent[node] = parent
@@ -84,7 +85,7 @@ def _init_node(tree, node, parent, move, colour):
     t_value[node] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def _select_child(tree, node, c_explore):
     _, t_first, t_nchild, _, _, t_visits, t_value = tree
     log_n = log(float(max(t_visits[node], 1)))
@@ -101,7 +102,7 @@ def _select_child(tree, node, c_explore):
     return chosen
 
 
-@njit(cache=True)
+@kernel
 def _expand(tree, node, used, sim, n, nbr, rng, tmp, cand):
     """Give ``node`` its children in random order; return the new node count."""
     c = sim[6 * n + M_TO_MOVE]
@@ -121,7 +122,7 @@ def _expand(tree, node, used, sim, n, nbr, rng, tmp, cand):
     return used + k
 
 
-@njit(cache=True)
+@kernel
 def _backup(tree, node, winner):
     t_parent, _, _, _, t_colour, t_visits, t_value = tree
     while node >= 0:
@@ -133,13 +134,14 @@ def _backup(tree, node, winner):
         node = t_parent[node]
 
 
-@njit(cache=True)
+@kernel
 def search(st, n, nbr, rng, playouts, c_explore, policy, epsilon, tree, sim, tmp, cand):
     """(best point or -1 for a pass, its mean reward for the mover) after ``playouts`` iterations."""
     _init_node(tree, 0, -1, -1, 1 - st[6 * n + M_TO_MOVE])
     used = 1
     for _ in range(playouts):
-        sim[:] = st
+        for k in range(st.shape[0]):
+            sim[k] = st[k]
         node = 0
         while tree[2][node] > 0 and not game_over(sim, n):
             node = _select_child(tree, node, c_explore)

@@ -26,8 +26,7 @@ kept by ``legal_count`` (used while turns are recorded, which keeps them).
 
 from __future__ import annotations
 
-from numba import njit
-
+from sim.jit import kernel
 from rules.polar.core import BLACK, M_EMPTIES, is_legal, score_change, swap_empties
 from rules.polar.rng import below, uniform
 
@@ -46,7 +45,7 @@ PLAYOUT_RANDOM = 0
 PLAYOUT_GREEDY = 1
 
 
-@njit(cache=True)
+@kernel
 def random_move(st, n, nbr, c, rng, tmp):
     """A uniform legal point for colour c, or -1 when there is none."""
     untried = st[6 * n + M_EMPTIES]
@@ -60,7 +59,7 @@ def random_move(st, n, nbr, c, rng, tmp):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def random_move_flagged(st, n, rng, legal, base):
     """``random_move`` when legality is already known: ``legal[base + p]`` is 1 where the
     mover may play. The same draws, the same point, the same reordering of the
@@ -76,7 +75,7 @@ def random_move_flagged(st, n, rng, legal, base):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def greedy_move(st, n, nbr, c, rng, tmp, cand, epsilon):
     """The legal point with the best immediate margin for c (ties at random), or -1."""
     if epsilon > 0.0 and uniform(rng) < epsilon:
@@ -102,7 +101,7 @@ def greedy_move(st, n, nbr, c, rng, tmp, cand, epsilon):
     return cand[below(rng, ties)]
 
 
-@njit(cache=True)
+@kernel
 def random_opening(size, rng):
     """(black point, white point): a uniform ordered pair of adjacent points (P2)."""
     per_axis = size * (size - 1)
@@ -119,7 +118,7 @@ def random_opening(size, rng):
     return b, a
 
 
-@njit(cache=True)
+@kernel
 def n_openings(size):
     """Ordered adjacent pairs: the choices the proposer has."""
     return 4 * size * (size - 1)

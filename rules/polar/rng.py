@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from sim.jit import kernel
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -22,12 +24,12 @@ _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 _MASK63 = np.uint64((1 << 63) - 1)
 
 
-@njit(cache=True)
+@kernel
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _finalise(z):
     """The splitmix64 output function (a bijection of 64-bit integers)."""
     z = (z ^ (z >> np.uint64(30))) * _MIX1
@@ -35,7 +37,7 @@ def _finalise(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@kernel
 def seed_stream(state, seed):
     """Fill ``state`` (uint64[4]) from a 63-bit seed with splitmix64."""
     x = np.uint64(seed)
@@ -59,7 +61,7 @@ def stream_seeds(game_seeds, purpose_mix):
     return out
 
 
-@njit(cache=True)
+@kernel
 def next_u64(s):
     """The next 64-bit output of xoshiro256**; advances ``s`` in place."""
     result = _rotl(s[1] * np.uint64(5), 7) * np.uint64(9)
@@ -73,13 +75,13 @@ def next_u64(s):
     return result
 
 
-@njit(cache=True)
+@kernel
 def uniform(s):
     """A float in [0, 1) with 53 random bits."""
     return float(next_u64(s) >> np.uint64(11)) * _TO_UNIT
 
 
-@njit(cache=True)
+@kernel
 def below(s, n):
     """An int in [0, n) (n >= 1)."""
     k = int(uniform(s) * n)
