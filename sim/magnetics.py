@@ -60,11 +60,11 @@ poses is ~0.5-2 % of the gross work for a 45° pair 1.5-2.5 mm apart, ~1e-4 at
 4-5 mm and negligible beyond.
 
 Cost per pair, one core (``benchmarks/bench_magnetics.py``, random poses,
-quiet, 2026-12-01), with the field table / in closed form: gap 0.5-1.5 mm
-10.7 / 34 µs, 2-7 mm 5.4 / 15 µs, mixed below one diameter 3.4 / 9.1 µs,
-multipole ~0.8 µs, dipole ~0.2 µs.  Per sample ~25 ns from the table, ~100-150
-ns in closed form (two ``cel_pair`` calls); the shells keep real magnets
-≥ ~2 mm apart.
+2026-12-02, compiled as ``sim.jit`` kernels), with the field table / in
+closed form: gap 0.5-1.5 mm 6.1 / 20 µs, 2-7 mm 3.0 / 9.1 µs, mixed below
+one diameter 1.9 / 5.4 µs, multipole ~0.4 µs, dipole ~0.06 µs (with numba's
+reference counting, 2026-12-01: 10.7 / 34, 5.4 / 15, 3.4 / 9.1, 0.8, 0.2).
+The shells keep real magnets ≥ ~2 mm apart.
 
 Units: metres, tesla, newtons, newton-metres.  Arrays: centres and axes
 float64[3]; ``out`` float64[9] = F_on_j, T_on_i (about c_i), T_on_j (about c_j).
