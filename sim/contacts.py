@@ -57,7 +57,7 @@ def cylinder_sdf_xyz(d0, d1, d2, n, a, hh, normal_out):
 NO_FEATURE, SIDE, FACE_UP, FACE_DOWN = -1, 0, 1, 2
 
 
-@kernel
+@kernel(inline="always")
 def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
     """(signed distance, feature) of the point at offset (d0, d1, d2) from the
     centre. Outside: as ``cylinder_sdf_xyz``, feature ``NO_FEATURE``. Inside:
@@ -104,7 +104,7 @@ def point_force(depth, normal, vrel, spring, kn, cn, kt, ct, mus, muk, dt, frict
                           0, 0, kn, cn, kt, ct, mus, muk, dt, friction, out)
 
 
-@kernel
+@kernel(inline="always")
 def point_force_at(depth, nx, ny, nz, vrel, springs, b, k, kn, cn, kt, ct, mus, muk, dt,
                    friction, out):
     """``point_force`` with the normal as scalars and the spring ``springs[b, k]``

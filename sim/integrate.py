@@ -128,6 +128,16 @@ a tower 8-10 cm away and kept it jittering for most of the episode; the 169
 leaner placements of a recorded standard game (cautious vs aggressive, game
 seed 12, replayed from the same worlds) went from 86 to 44 CPU s, median
 413 to 117 ms, 7.9 M to 3.7 M body steps (``tower_hold = False``: 0.7.0).
+``run`` only allocates the work arrays; the loop is ``step_loop``, a kernel,
+and the per-point helpers (``world_points``, ``point_velocity``,
+``apply_at``, sim.contacts ``cylinder_sdf_entered`` and ``point_force_at``)
+are inlined: perf over the 125 placements of game seeds 11 and 12 (cautious
+vs aggressive, replayed) had 4.5 % of the CPU in the reference counting of
+``run``'s own slices and the magnetic rule's, and the helpers were calls
+per contact point. With that, the face-plane test in ``pair_contacts`` and
+the edge gap skipped for magnets clear of its last band (sim.magnetics),
+those placements took 13.4 instead of 15.4 CPU s, bit for bit
+(2026-12-02, session 16).
 """
 
 import numpy as np
@@ -194,14 +204,14 @@ def path_at(ts, ps, t, pout, vout):
         vout[c] = 0.0
 
 
-@kernel
+@kernel(inline="always")
 def world_points(pos, rot, rim, i, wp):
     for k in range(rim.shape[0]):
         for c in range(3):
             wp[i, k, c] = pos[i, c] + rot[i, c, 0] * rim[k, 0] + rot[i, c, 1] * rim[k, 1] + rot[i, c, 2] * rim[k, 2]
 
 
-@kernel
+@kernel(inline="always")
 def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
     r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
@@ -209,7 +219,7 @@ def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
     out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
 
 
-@kernel
+@kernel(inline="always")
 def apply_at(force, torque, pos, i, p0, p1, p2, f, sign):
     r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
     force[i, 0] += sign * f[0]
@@ -300,7 +310,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     contact of stiffness K_disc (shared, see the module docstring). Force on the
     point's owner, reaction on the other; ``hit [n, 3N]`` marks points that
     found a partner this step (a point presses into one disc at a time).
-    ``scratch [8, 3]``: work rows (no allocation in the step loop);
+    A point further outside o's face planes than ``watch`` (how far a point can
+    come within the entry horizon) is outside o and cannot enter it: it skips
+    the distance function. ``scratch [8, 3]``: work rows (no allocation in the step loop);
     ``contact_speed``: see ``predict_entry``."""
     m, dt = P[_MASS], P[_DT]
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
@@ -318,7 +330,8 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
                 continue
             d0, d1, d2 = wp[b, k, 0] - pos[o, 0], wp[b, k, 1] - pos[o, 1], wp[b, k, 2] - pos[o, 2]
             d = 1.0
-            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2:
+            beyond = abs(d0 * axis_o[0] + d1 * axis_o[1] + d2 * axis_o[2]) - hh
+            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and not (beyond > 0.0 and beyond >= watch):
                 known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
                 d, feat = cylinder_sdf_entered(d0, d1, d2, axis_o, a, hh, known, nrm)
                 if 0.0 <= d < watch:
@@ -502,17 +515,16 @@ def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, root
         island[i] = -2 if (live[i] and awake[i] and i != held and ready[roots[i]]) else -1
 
 
-@njit(cache=True, fastmath=False)
-def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand):
+@kernel
+def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand, stack, seen):
     """Let go of the held disc. Bodies hanging on it (touching it, directly or
     through other lifted bodies, and touching no mat) go up with the hand:
-    then the hand and they leave the world (``in_hand``). Else it drops."""
+    then the hand and they leave the world (``in_hand``). Else it drops.
+    ``stack``, ``seen``: zeroed work arrays [n]."""
     n = live.shape[0]
-    stack = np.zeros(n, np.int64)
     top = 0
     stack[top] = hand
     top += 1
-    seen = np.zeros(n, np.uint8)
     seen[hand] = 1
     count = 0
     while top > 0:
@@ -637,7 +649,47 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
         max_steps, touched, maxdisp, in_hand, stop_red):
     """Simulate until settled or max_steps; returns (status, steps, body
-    steps: the sum over steps of awake bodies, the episode's cost unit)."""
+    steps: the sum over steps of awake bodies, the episode's cost unit).
+    Allocates the step loop's work arrays; the loop itself (``step_loop``)
+    is a kernel (sim.jit)."""
+    n = pos.shape[0]
+    npts = rim.shape[0]
+    rot, axis, wp = np.zeros((n, 3, 3)), np.zeros((n, 3)), np.zeros((n, npts, 3))
+    force, torque = np.zeros((n, 3)), np.zeros((n, 3))
+    cur = np.zeros((n, n), np.uint8)
+    on_mat, wake_next, fresh = np.zeros(n, np.uint8), np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+    hit = np.zeros((n, npts), np.bool_)
+    depth, normals, feats = np.zeros(2 * npts), np.zeros((2 * npts, 3)), np.zeros(2 * npts, np.int8)
+    island, roots, act = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+    scratch = np.zeros((8, 3))
+    ready = np.zeros(n, np.bool_)
+    cache, key, valid = np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8)
+    pos0, anchor_pos, anchor_quat = pos.copy(), pos.copy(), quat.copy()
+    out6 = np.zeros(6)
+    column, f6s, held_at = np.zeros(n, np.int64), np.zeros((n, 6)), np.full(n, -1, np.int64)
+    hp, hv, sp, sv = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3)
+    contact_speed = np.zeros(2)
+    P_sub = P.copy()
+    hand_stack, hand_seen = np.zeros(n, np.int64), np.zeros(n, np.uint8)
+    return step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
+                     disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r,
+                     push_t, push_p, max_steps, touched, maxdisp, in_hand, stop_red,
+                     rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
+                     island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
+                     anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
+                     hand_stack, hand_seen)
+
+
+@kernel
+def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
+              disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t,
+              push_p, max_steps, touched, maxdisp, in_hand, stop_red,
+              rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
+              island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
+              anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
+              hand_stack, hand_seen):
+    """``run``'s loop, given its zeroed work arrays (``pos0``, ``anchor_pos``,
+    ``anchor_quat``: copies of the poses at the start; ``P_sub``: a copy of P)."""
     n = pos.shape[0]
     npts = rim.shape[0]
     dt, m, g, a, hh = P[_DT], P[_MASS], P[_G], P[_RADIUS], 0.5 * P[_THICK]
@@ -645,38 +697,6 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     wake_f = P[_WAKE] * m * g
     wake_every = max(1, int(P[_WAKE_EVERY]))
     wake_r = P[_WAKE_R]
-    rot = np.zeros((n, 3, 3))
-    axis = np.zeros((n, 3))
-    wp = np.zeros((n, npts, 3))
-    force = np.zeros((n, 3))
-    torque = np.zeros((n, 3))
-    cur = np.zeros((n, n), np.uint8)
-    on_mat = np.zeros(n, np.uint8)
-    wake_next = np.zeros(n, np.uint8)
-    hit = np.zeros((n, npts), np.bool_)
-    depth = np.zeros(2 * npts)
-    normals = np.zeros((2 * npts, 3))
-    feats = np.zeros(2 * npts, np.int8)
-    island = np.zeros(n, np.int64)
-    fresh = np.zeros(n, np.uint8)
-    scratch = np.zeros((8, 3))
-    ready = np.zeros(n, np.bool_)
-    roots = np.zeros(n, np.int64)
-    act = np.zeros(n, np.int64)
-    cache = np.zeros((n, n, 9))
-    key = np.zeros((n, n, KEY))
-    valid = np.zeros((n, n), np.uint8)
-    pos0 = pos.copy()
-    anchor_pos = pos.copy()
-    anchor_quat = quat.copy()
-    out6 = np.zeros(6)
-    column = np.zeros(n, np.int64)
-    f6s = np.zeros((n, 6))
-    held_at = np.full(n, -1, np.int64)
-    hp = np.zeros(3)
-    hv = np.zeros(3)
-    sp = np.zeros(3)
-    sv = np.zeros(3)
     held = hand >= 0
     snapped = False
     snap_wait = P[_HOLD]
@@ -704,15 +724,15 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                               + (hand_p[s + 1, 2] - hand_p[s, 2]) ** 2)
                 hand_speed = max(hand_speed, leg / span)
     coast_until = -1.0
-    contact_speed = np.zeros(2)
     contact_speed[0] = dt if P[_SUBS] > 1 else 0.0     # the horizon of contact entries
-    P_sub = P.copy()          # P with _DT the sub-step (or the time since the last forces)
+    # P_sub: P with _DT the sub-step (or the time since the last forces)
     h_last = dt
     for step in range(max_steps + 1):
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
         if held and t >= release:
-            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand)
+            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand, hand_stack,
+                         hand_seen)
             held = False
         if held and not snapped:
             for j in range(n):
@@ -724,8 +744,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         if held and not snapped:
             path_at(hand_t, hand_p, t, hp, hv)
         if held:
-            pos[hand, :] = hp
-            vel[hand, :] = hv
+            for c in range(3):
+                pos[hand, c] = hp[c]
+                vel[hand, c] = hv[c]
             omega[hand, :] = 0.0
             awake[hand] = 1
         pushing = push_r > 0 and t < push_end
@@ -811,7 +832,8 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 omega[i, :] = 0.0
                 magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
                             valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R])
-                fref[i, :] = out6
+                for c in range(6):
+                    fref[i, c] = out6[c]
         if step % wake_every == 0:
             m = 0
             for j in range(n):
@@ -877,8 +899,9 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                 tt = t + s * h
                 if held and not snapped:
                     path_at(hand_t, hand_p, tt, hp, hv)
-                    pos[hand, :] = hp
-                    vel[hand, :] = hv
+                    for c in range(3):
+                        pos[hand, c] = hp[c]
+                        vel[hand, c] = hv[c]
                 if pushing:
                     path_at(push_t, push_p, tt, sp, sv)
                 compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,

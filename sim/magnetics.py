@@ -42,7 +42,9 @@ dipole       d ≥ 10 D                                    point dipoles
 
 g_e ("edge gap", ``edge_gap``) is the distance from i's two rim circles to j's
 two face discs, found by alternating projections (cheap, continuous in the
-pose); D = 2a.  The rules and bands are module constants.
+pose); D = 2a.  The rules and bands are module constants.  It is never less
+than the gap between the magnets' bounding spheres, so where that gap is
+beyond the last band the sparsest rule is taken without computing g_e.
 
 Accuracy (``tests/test_physics_magnetics.py``; 25 × 4 mm, error = |ΔF|/|F|,
 torque error over the pair's larger torque):
@@ -78,7 +80,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from sim import detmath as dm
 from sim.jit import kernel
@@ -176,7 +177,7 @@ def _target_frame(cs, ns, ct, nt):
     return e, cross(nt, e)
 
 
-@kernel
+@kernel(inline="always")
 def _to_circle(p, centre, n, a):
     """Nearest point to p on the circle (centre, normal n, radius a)."""
     v = in_plane(sub(p, centre), n)
@@ -186,7 +187,7 @@ def _to_circle(p, centre, n, a):
     return axpy(a / length, v, centre)
 
 
-@kernel
+@kernel(inline="always")
 def _to_disc(p, centre, m, a):
     """Nearest point to p on the disc (centre, normal m, radius a)."""
     v = in_plane(sub(p, centre), m)
@@ -226,8 +227,10 @@ def _balanced(ci, cj, f, tj):
 
 
 @kernel
-def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, full, table):
-    """i's field on j's sampled face charges: (F_on_j, T_on_i, T_on_j).
+def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table):
+    """i's field on j's sampled face charges, at the rows lo..hi-1 of ``rule``:
+    (F_on_j, T_on_i, T_on_j). (Rows, not a slice of the rule: a slice is an
+    array made per call, which needs numba's reference counting.)
 
     full: i's full field (its ``table``, or the closed form where the table
     is empty or does not reach); else its l = 1, 3, 5 multipoles."""
@@ -238,7 +241,7 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, full, table):
     torque = (0.0, 0.0, 0.0)
     for sign in (1.0, -1.0):
         face = scale(sign * b, nj)
-        for k in range(rule.shape[0]):
+        for k in range(lo, hi):
             rho = a * rule[k, 0]
             r = axpy(rho * rule[k, 1], e, axpy(rho * rule[k, 2], f, face))
             p = add(cj, r)
@@ -279,29 +282,31 @@ def _blend(w, first, second):
             axpy(1.0 - w, first[2], scale(w, second[2])))
 
 
-@njit(cache=True, _nrt=True)  # a slice: needs reference counting (sim.jit)
-def _near_rule(k):
-    return NEAR_RULES[NEAR_RULE_STARTS[k]:NEAR_RULE_STARTS[k + 1]]
-
-
 @kernel
 def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
+    if norm(sub(cj, ci)) - 2.0 * math.sqrt(a * a + b * b) >= EDGE_GAP_EDGES[-1, 1] * a * (1.0 + 1e-9):
+        # the edge gap is at least the gap between the bounding spheres: the sparsest rule alone
+        last = EDGE_GAP_EDGES.shape[0]
+        return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[last],
+                             NEAR_RULE_STARTS[last + 1], True, table)
     g = _edge_gap(ci, ni, cj, nj, a, b) / a
     k = 0
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
-    dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k), True, table)
+    dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k],
+                          NEAR_RULE_STARTS[k + 1], True, table)
     if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
         return dense
-    sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, _near_rule(k + 1), True, table)
+    sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k + 1],
+                           NEAR_RULE_STARTS[k + 2], True, table)
     return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
 
 
 @kernel
 def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
-    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, False, table)
+    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, 0, RULE_FAR.shape[0], False, table)
 
 
 @kernel

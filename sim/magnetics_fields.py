@@ -95,7 +95,7 @@ def multipole_moments(a, b, br):
     return q1, q3, q5
 
 
-@kernel
+@kernel(inline="always")
 def multipole_field_at(p, c, n, q1, q3, q5):
     """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; 3-tuples in and out."""
     d = sub(p, c)

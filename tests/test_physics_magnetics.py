@@ -235,7 +235,7 @@ def test_near_field_matches_a_converged_rule_on_random_poses():
         cj = (support(ni, u) + support(nj, u) + gap) * u
         got = kernel(cj, nj, ni=ni)
         ref = [np.array(v) for v in mag._sampled_pair(
-            (0.0, 0.0, 0.0), tuple(ni), tuple(cj), tuple(nj), A, B, BR, BR, reference_rule, True,
+            (0.0, 0.0, 0.0), tuple(ni), tuple(cj), tuple(nj), A, B, BR, BR, reference_rule, 0, len(reference_rule), True,
             no_table())]
         errors.append(max(relative_errors(got, ref)))
     assert max(errors) < 0.15
@@ -459,6 +459,30 @@ def test_force_is_continuous_across_the_edge_gap_switches(band):
         below = np.concatenate(kernel(*tilted_45(gap * (1 - 1e-9))))
         above = np.concatenate(kernel(*tilted_45(gap * (1 + 1e-9))))
         assert np.linalg.norm(above - below) <= 1e-6 * np.linalg.norm(below)
+
+
+def _rule(k, ci, ni, cj, nj):
+    return mag._sampled_pair(tuple(ci), tuple(ni), tuple(cj), tuple(nj), A, B, BR, BR, mag.NEAR_RULES,
+                             mag.NEAR_RULE_STARTS[k], mag.NEAR_RULE_STARTS[k + 1], True, field_table(A, B))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(unit_vectors, unit_vectors, unit_vectors, st.floats(0.0, 1.3))
+def test_near_tier_takes_the_rule_its_edge_gap_picks(ni, nj, direction, sphere_gap):
+    """Magnets up to 1.75 diameters apart: the rule (or blend of two) that
+    the edge gap picks, bit for bit, also where the kernel skips the edge gap
+    because the bounding spheres are further apart than the last band (the
+    edge gap is never smaller than the spheres' gap)."""
+    ci, ni, cj, nj = pose(ni, nj, direction, CLEAR + sphere_gap * A)
+    g = mag.edge_gap(ci, ni, cj, nj, A, B) / A
+    assert g >= sphere_gap * (1.0 - 1e-12)
+    k = int(np.sum(g >= mag.EDGE_GAP_EDGES[:, 1]))
+    expected = _rule(k, ci, ni, cj, nj)
+    if k < len(mag.EDGE_GAP_BANDS) and g > mag.EDGE_GAP_EDGES[k, 0]:
+        w = mag._smoothstep(g, *mag.EDGE_GAP_EDGES[k])
+        expected = mag._blend(w, expected, _rule(k + 1, ci, ni, cj, nj))
+    got = mag.pair_force_torque_py(ci, ni, cj, nj, RADIUS, THICKNESS, BR, BR)
+    assert np.array_equal(np.concatenate(got), np.concatenate(expected))
 
 
 @pytest.mark.parametrize("band", [*mag.EDGE_GAP_BANDS, mag.MULTIPOLE_DISTANCE])
