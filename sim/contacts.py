@@ -63,8 +63,15 @@ def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
     centre. Outside: as ``cylinder_sdf_xyz``, feature ``NO_FEATURE``. Inside:
     through the ``known`` feature when there is one (its depth may exceed the
     nearest surface's), else the nearest surface, whose feature is returned."""
-    zl = d0 * n[0] + d1 * n[1] + d2 * n[2]
-    r0, r1, r2 = d0 - zl * n[0], d1 - zl * n[1], d2 - zl * n[2]
+    return sdf_entered(d0, d1, d2, n[0], n[1], n[2], a, hh, known, normal_out)
+
+
+@kernel(inline="always")
+def sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, normal_out):
+    """``cylinder_sdf_entered`` with the axis as scalars (n0, n1, n2): a loop
+    over points reads it once, not after every write to ``normal_out``."""
+    zl = d0 * n0 + d1 * n1 + d2 * n2
+    r0, r1, r2 = d0 - zl * n0, d1 - zl * n1, d2 - zl * n2
     r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
     dr = r - a
     dz = abs(zl) - hh
@@ -74,14 +81,14 @@ def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
             r0, r1, r2 = r0 / r, r1 / r, r2 / r
         if dr > 0 and dz > 0:
             dist = np.sqrt(dr * dr + dz * dz)
-            normal_out[0] = (dr * r0 + dz * sz * n[0]) / dist
-            normal_out[1] = (dr * r1 + dz * sz * n[1]) / dist
-            normal_out[2] = (dr * r2 + dz * sz * n[2]) / dist
+            normal_out[0] = (dr * r0 + dz * sz * n0) / dist
+            normal_out[1] = (dr * r1 + dz * sz * n1) / dist
+            normal_out[2] = (dr * r2 + dz * sz * n2) / dist
             return dist, NO_FEATURE
         if dr > dz:
             normal_out[0], normal_out[1], normal_out[2] = r0, r1, r2
             return dr, NO_FEATURE
-        normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
+        normal_out[0], normal_out[1], normal_out[2] = sz * n0, sz * n1, sz * n2
         return dz, NO_FEATURE
     feat = known
     if feat == NO_FEATURE:
@@ -93,7 +100,7 @@ def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out):
             normal_out[0], normal_out[1], normal_out[2] = 0.0, 0.0, 0.0
         return dr, SIDE
     sz = 1.0 if feat == FACE_UP else -1.0
-    normal_out[0], normal_out[1], normal_out[2] = sz * n[0], sz * n[1], sz * n[2]
+    normal_out[0], normal_out[1], normal_out[2] = sz * n0, sz * n1, sz * n2
     return sz * zl - hh, feat
 
 

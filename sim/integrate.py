@@ -130,21 +130,25 @@ seed 12, replayed from the same worlds) went from 86 to 44 CPU s, median
 413 to 117 ms, 7.9 M to 3.7 M body steps (``tower_hold = False``: 0.7.0).
 ``run`` only allocates the work arrays; the loop is ``step_loop``, a kernel,
 and the per-point helpers (``world_points``, ``point_velocity``,
-``apply_at``, sim.contacts ``cylinder_sdf_entered`` and ``point_force_at``)
+``apply_at``, sim.contacts ``sdf_entered`` and ``point_force_at``)
 are inlined: perf over the 125 placements of game seeds 11 and 12 (cautious
 vs aggressive, replayed) had 4.5 % of the CPU in the reference counting of
 ``run``'s own slices and the magnetic rule's, and the helpers were calls
 per contact point. With that, the face-plane test in ``pair_contacts`` and
 the edge gap skipped for magnets clear of its last band (sim.magnetics),
 those placements took 13.4 instead of 15.4 CPU s, bit for bit
-(2026-12-02, session 16).
+(2026-12-02, session 16). Loops over rim points read the poses and
+velocities they use into locals first (``world_points``, ``mat_contacts``,
+``pair_contacts``): LLVM cannot prove that their writes to the work arrays
+leave those arrays alone, so it reloaded them for every point; another
+~12 % off the costliest replayed placements, bit for bit.
 """
 
 import numpy as np
 from numba import njit
 
 from sim.bodies import quat_rotate_step, quat_to_matrix
-from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf, cylinder_sdf_entered, point_force_at, power_m2
+from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf, point_force_at, power_m2, sdf_entered
 from sim.detmath import acos, power
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
@@ -206,9 +210,18 @@ def path_at(ts, ps, t, pout, vout):
 
 @kernel(inline="always")
 def world_points(pos, rot, rim, i, wp):
+    """Body i's rim points in the world, ``wp[i]``. Its pose is read into
+    locals first: LLVM cannot tell that the writes to ``wp`` leave ``pos``
+    and ``rot`` alone, and reloaded them for every point (3x slower)."""
+    p0, p1, p2 = pos[i, 0], pos[i, 1], pos[i, 2]
+    r00, r01, r02 = rot[i, 0, 0], rot[i, 0, 1], rot[i, 0, 2]
+    r10, r11, r12 = rot[i, 1, 0], rot[i, 1, 1], rot[i, 1, 2]
+    r20, r21, r22 = rot[i, 2, 0], rot[i, 2, 1], rot[i, 2, 2]
     for k in range(rim.shape[0]):
-        for c in range(3):
-            wp[i, k, c] = pos[i, c] + rot[i, c, 0] * rim[k, 0] + rot[i, c, 1] * rim[k, 1] + rot[i, c, 2] * rim[k, 2]
+        x, y, z = rim[k, 0], rim[k, 1], rim[k, 2]
+        wp[i, k, 0] = p0 + r00 * x + r01 * y + r02 * z
+        wp[i, k, 1] = p1 + r10 * x + r11 * y + r12 * z
+        wp[i, k, 2] = p2 + r20 * x + r21 * y + r22 * z
 
 
 @kernel(inline="always")
@@ -217,6 +230,12 @@ def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
     out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
     out[1] = vel[i, 1] + omega[i, 2] * r0 - omega[i, 0] * r2
     out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
+
+
+@kernel(inline="always")
+def velocity_at(v0, v1, v2, w0, w1, w2, r0, r1, r2):
+    """``point_velocity`` of a body moving at v, spinning at w, at r from its centre."""
+    return v0 + w1 * r2 - w2 * r1, v1 + w2 * r0 - w0 * r2, v2 + w0 * r1 - w1 * r0
 
 
 @kernel(inline="always")
@@ -265,11 +284,14 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
     for k in range(wp.shape[1]):
         low = min(low, wp[i, k, 2])
     watch = speed_bound(i, vel, omega, P) * contact_speed[0]
+    c0, c1, c2 = pos[i, 0], pos[i, 1], pos[i, 2]        # locals: see world_points
+    v0, v1, v2 = vel[i, 0], vel[i, 1], vel[i, 2]
+    w0, w1, w2 = omega[i, 0], omega[i, 1], omega[i, 2]
     if 0.0 <= low < watch:       # not touching yet, but might within the horizon
         for k in range(wp.shape[1]):
             z = wp[i, k, 2]
             if z < watch:
-                vz = vel[i, 2] + omega[i, 0] * (wp[i, k, 1] - pos[i, 1]) - omega[i, 1] * (wp[i, k, 0] - pos[i, 0])
+                vz = v2 + w0 * (wp[i, k, 1] - c1) - w1 * (wp[i, k, 0] - c0)
                 predict_entry(z, vz, contact_speed)
     dm = max(0.0, -low)
     if dm <= 0.0:
@@ -291,7 +313,7 @@ def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, 
             xp2 = power_m2(x, pw)
             ks = kn * g * xp2
             w = xp2 * x / sw
-            point_velocity(vel, omega, pos, i, p0, p1, p2, vp)
+            vp[0], vp[1], vp[2] = velocity_at(v0, v1, v2, w0, w1, w2, p0 - c0, p1 - c1, p2 - c2)
             contact_speed[1] = max(contact_speed[1], vp[0] * vp[0] + vp[1] * vp[1] + vp[2] * vp[2])
             point_force_at(-p2, 0.0, 0.0, 1.0, vp, mat_spring, i, k, ks, cn * w, kt * w, ct * w,
                            P[_MUS_M], P[_MUK_M], dt, P[_FRIC] > 0, f)
@@ -323,17 +345,18 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     watch = (speed_bound(i, vel, omega, P) + speed_bound(j, vel, omega, P)) * contact_speed[0]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
-        axis_o = axis[o]
+        c0, c1, c2 = pos[o, 0], pos[o, 1], pos[o, 2]        # locals: see world_points
+        n0, n1, n2 = axis[o, 0], axis[o, 1], axis[o, 2]
         for k in range(npts):
             depth[side * npts + k] = 0.0
             if hit[b, k]:
                 continue
-            d0, d1, d2 = wp[b, k, 0] - pos[o, 0], wp[b, k, 1] - pos[o, 1], wp[b, k, 2] - pos[o, 2]
+            d0, d1, d2 = wp[b, k, 0] - c0, wp[b, k, 1] - c1, wp[b, k, 2] - c2
             d = 1.0
-            beyond = abs(d0 * axis_o[0] + d1 * axis_o[1] + d2 * axis_o[2]) - hh
+            beyond = abs(d0 * n0 + d1 * n1 + d2 * n2) - hh
             if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and not (beyond > 0.0 and beyond >= watch):
                 known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
-                d, feat = cylinder_sdf_entered(d0, d1, d2, axis_o, a, hh, known, nrm)
+                d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm)
                 if 0.0 <= d < watch:
                     vb, vo = scratch[4], scratch[5]
                     point_velocity(vel, omega, pos, b, wp[b, k, 0], wp[b, k, 1], wp[b, k, 2], vb)
@@ -364,10 +387,16 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     cn = 2.0 * P[_ZETA] * np.sqrt(kn * meff) * P[_DAMP]
     kt = kn * P[_KT]
     ct = cn * np.sqrt(P[_KT])
-    vb, vo, vrel, f = scratch[4], scratch[5], scratch[6], scratch[2]
+    vrel, f = scratch[6], scratch[2]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         dyn_b, dyn_o = (dyn_i, dyn_j) if side == 0 else (dyn_j, dyn_i)
+        cb0, cb1, cb2 = pos[b, 0], pos[b, 1], pos[b, 2]
+        vb0, vb1, vb2 = vel[b, 0], vel[b, 1], vel[b, 2]
+        wb0, wb1, wb2 = omega[b, 0], omega[b, 1], omega[b, 2]
+        co0, co1, co2 = pos[o, 0], pos[o, 1], pos[o, 2]
+        vo0, vo1, vo2 = vel[o, 0], vel[o, 1], vel[o, 2]
+        wo0, wo1, wo2 = omega[o, 0], omega[o, 1], omega[o, 2]
         for k in range(npts):
             d = depth[side * npts + k]
             if d <= 0.0:
@@ -383,10 +412,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             q = side * npts + k
             disc_feature[b, k] = feats[q]
             p0, p1, p2 = wp[b, k, 0], wp[b, k, 1], wp[b, k, 2]
-            point_velocity(vel, omega, pos, b, p0, p1, p2, vb)
-            point_velocity(vel, omega, pos, o, p0, p1, p2, vo)
-            for c in range(3):
-                vrel[c] = vb[c] - vo[c]
+            ub0, ub1, ub2 = velocity_at(vb0, vb1, vb2, wb0, wb1, wb2, p0 - cb0, p1 - cb1, p2 - cb2)
+            uo0, uo1, uo2 = velocity_at(vo0, vo1, vo2, wo0, wo1, wo2, p0 - co0, p1 - co1, p2 - co2)
+            vrel[0], vrel[1], vrel[2] = ub0 - uo0, ub1 - uo1, ub2 - uo2
             contact_speed[1] = max(contact_speed[1], vrel[0] * vrel[0] + vrel[1] * vrel[1] + vrel[2] * vrel[2])
             point_force_at(d, normals[q, 0], normals[q, 1], normals[q, 2], vrel, disc_spring, b, k,
                            ks, cn * w, kt * w, ct * w, P[_MUS_D], P[_MUK_D], dt, P[_FRIC] > 0, f)
