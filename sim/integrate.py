@@ -225,17 +225,16 @@ def world_points(pos, rot, rim, i, wp):
 
 
 @kernel(inline="always")
-def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
-    r0, r1, r2 = p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2]
-    out[0] = vel[i, 0] + omega[i, 1] * r2 - omega[i, 2] * r1
-    out[1] = vel[i, 1] + omega[i, 2] * r0 - omega[i, 0] * r2
-    out[2] = vel[i, 2] + omega[i, 0] * r1 - omega[i, 1] * r0
+def velocity_at(v0, v1, v2, w0, w1, w2, r0, r1, r2):
+    """Velocity of the point of a body moving at v, spinning at w, at r from its centre."""
+    return v0 + w1 * r2 - w2 * r1, v1 + w2 * r0 - w0 * r2, v2 + w0 * r1 - w1 * r0
 
 
 @kernel(inline="always")
-def velocity_at(v0, v1, v2, w0, w1, w2, r0, r1, r2):
-    """``point_velocity`` of a body moving at v, spinning at w, at r from its centre."""
-    return v0 + w1 * r2 - w2 * r1, v1 + w2 * r0 - w0 * r2, v2 + w0 * r1 - w1 * r0
+def point_velocity(vel, omega, pos, i, p0, p1, p2, out):
+    """Velocity of body i's material point at p, written to out[3]."""
+    out[0], out[1], out[2] = velocity_at(vel[i, 0], vel[i, 1], vel[i, 2], omega[i, 0], omega[i, 1],
+                                         omega[i, 2], p0 - pos[i, 0], p1 - pos[i, 1], p2 - pos[i, 2])
 
 
 @kernel(inline="always")
