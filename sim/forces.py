@@ -177,38 +177,22 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, f
         if not live[i]:
             continue
         mover = awake[i] and i != kin
-        # i's centre and sums in locals: LLVM cannot tell that the writes to
-        # force, torque and the cache leave them alone (sim.integrate, world_points)
-        p0, p1, p2 = pos[i, 0], pos[i, 1], pos[i, 2]
-        f0, f1, f2 = force[i, 0], force[i, 1], force[i, 2]
-        t0, t1, t2 = torque[i, 0], torque[i, 1], torque[i, 2]
-        far2 = far * far
         for t in range(n - i - 1 if mover else m):
             j = i + 1 + t if mover else movers[t]
             if j <= i or not live[j]:
                 continue
-            d0, d1, d2 = pos[j, 0] - p0, pos[j, 1] - p1, pos[j, 2] - p2
-            dd = d0 * d0 + d1 * d1 + d2 * d2
-            if not dd < far2:
+            within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
+            if not within:
                 continue
             if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
                            reuse_axis, reuse_far, reuse_rel):
                 _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
                            cache, key, valid, reuse_far)
-            force[j, 0] += cache[i, j, 0]
-            f0 -= cache[i, j, 0]
-            t0 += cache[i, j, 3]
-            torque[j, 0] += cache[i, j, 6]
-            force[j, 1] += cache[i, j, 1]
-            f1 -= cache[i, j, 1]
-            t1 += cache[i, j, 4]
-            torque[j, 1] += cache[i, j, 7]
-            force[j, 2] += cache[i, j, 2]
-            f2 -= cache[i, j, 2]
-            t2 += cache[i, j, 5]
-            torque[j, 2] += cache[i, j, 8]
-        force[i, 0], force[i, 1], force[i, 2] = f0, f1, f2
-        torque[i, 0], torque[i, 1], torque[i, 2] = t0, t1, t2
+            for k in range(3):
+                force[j, k] += cache[i, j, k]
+                force[i, k] -= cache[i, j, k]
+                torque[i, k] += cache[i, j, 3 + k]
+                torque[j, k] += cache[i, j, 6 + k]
 
 
 @kernel

@@ -287,11 +287,9 @@ def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
     if norm(sub(cj, ci)) - 2.0 * math.sqrt(a * a + b * b) >= EDGE_GAP_EDGES[-1, 1] * a * (1.0 + 1e-9):
-        # the edge gap is at least the gap between the bounding spheres: the sparsest rule alone
-        last = EDGE_GAP_EDGES.shape[0]
-        return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[last],
-                             NEAR_RULE_STARTS[last + 1], True, table)
-    g = _edge_gap(ci, ni, cj, nj, a, b) / a
+        g = math.inf    # the edge gap is at least the bounding spheres' gap: beyond the last band
+    else:
+        g = _edge_gap(ci, ni, cj, nj, a, b) / a
     k = 0
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
