@@ -26,7 +26,10 @@ aggressive (rules.polarity), records the world before each ``place_leaner``
 with its intent, then replays each once and reports CPU ms per placement
 (median, mean, 90th percentile), body steps, and the share of all placement
 CPU spent in the costliest 5 % (cascades: several discs awake for seconds),
-and the clean ones apart (``is_clean``: settled leaning, nothing else moved).
+and the clean ones apart (``is_clean``: settled leaning, nothing else moved),
+with the CPU of their hand phase alone (``carry_cpu``: approach and hold, up
+to the release; the wake checks of the sleepers near the moving held disc
+are most of it).
 ``--skip-game`` leaves it out (it takes a game's time twice, ~30 s).
 """
 
@@ -138,13 +141,16 @@ def game_placements(seeds=(11,)) -> dict:
                     for k, s in enumerate(seeds)])
     finally:
         api.place_leaner = place
-    cpu, body, clean = [], [], []
+    cpu, body, clean, carry = [], [], [], []
     for world, intent, args, kwargs in recorded:
+        before = world.copy()
         c = time.process_time()
         ep = place(world, intent, *args, **kwargs)
         cpu.append(time.process_time() - c)
         body.append(ep.body_steps)
         clean.append(is_clean(ep))
+        if clean[-1]:
+            carry.append(carry_cpu(before, intent, *args, **kwargs))
     cpu_ms = np.array(cpu) * 1e3
     top = np.sort(cpu_ms)[::-1][: max(1, len(cpu_ms) // 20)]
     clean_ms = cpu_ms[np.array(clean, dtype=bool)]
@@ -155,7 +161,19 @@ def game_placements(seeds=(11,)) -> dict:
             "top_5pct_share_of_cpu": round(float(top.sum() / cpu_ms.sum()), 2),
             "clean_placements": int(clean_ms.size),
             "clean_cpu_ms_median": round(float(np.median(clean_ms)), 1) if clean_ms.size else None,
-            "clean_share_of_cpu": round(float(clean_ms.sum() / cpu_ms.sum()), 2)}
+            "clean_share_of_cpu": round(float(clean_ms.sum() / cpu_ms.sum()), 2),
+            "clean_carry_cpu_ms_median": round(float(np.median(carry)) * 1e3, 1) if carry else None,
+            "clean_carry_share_of_clean_cpu": round(float(sum(carry) * 1e3 / clean_ms.sum()), 2) if carry else None}
+
+
+def carry_cpu(world, intent, *args, **kwargs) -> float:
+    """CPU seconds of a placement's hand phase alone (approach and hold, up to the
+    release): the same episode with a settle budget of one step."""
+    params = world.params.model_copy(update={"settle_budget_s": world.params.dt})
+    world.params, world.P = params, params.pack()
+    c = time.process_time()
+    place_leaner(world, intent, *args, **kwargs)
+    return time.process_time() - c
 
 
 def is_clean(ep) -> bool:
