@@ -180,9 +180,12 @@ def measure_shard_path(games: int, shard_size: int | None = None) -> dict:
 def _ray_run(games: int, workers: int, shard_size: int | None) -> tuple:
     """(RunResult, shard finish marks, TreeCpu) of a run_experiment on local Ray."""
     exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
-    marks = []
+    marks, calls = [], []
     with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
         def finished(n: int) -> None:
+            calls.append(n)
+            if len(calls) == 1:  # the progress display starting (games already on disk), before Ray
+                return
             if not marks:  # CPU so far: what the games phase is measured against
                 tree.poll()
                 tree.at_first_shard = (tree.total, tree.workers)

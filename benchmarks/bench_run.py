@@ -107,6 +107,7 @@ def one_run(games: int, workers: int, shard_size: int | None = None) -> dict:
 
     with tempfile.TemporaryDirectory() as out:
         r = run_experiment(polar_random(games, shard_size), out, workers=workers, on_progress=finished)
+    marks = marks[1:]  # the first call starts the progress display, before Ray starts: not a shard
     out = breakdown(r)
     if len(marks) > 1:
         (w0, c0), (w1, c1) = marks[0], marks[-1]
