@@ -38,6 +38,11 @@ back to the last, as a share of the workers' cores (it should stay near 0:
 the driver blocks in ``ray.wait``). Peak memory: the driver's own maximum RSS, and the largest worker maximum
 RSS reported by the shards. ``load_before`` is the 1-minute load average: on
 a machine shared with other work, wall figures fall.
+
+``polar_e2e_2_workers_no_turns``: the 2-worker run with ``turns`` off
+(``--no-turns``: the games table alone), and ``no_turns_speedup_games_phase``
+its games-phase rate over the run with turns; ``bytes_per_game``: what each
+run left on disk.
 """
 
 from __future__ import annotations
@@ -58,11 +63,11 @@ from pipelines.runner import RunResult, run_experiment  # noqa: E402
 from pipelines.spec import Cell, Experiment  # noqa: E402
 
 
-def polar_random(games: int, shard_size: int | None = None, seed: int = 1) -> Experiment:
+def polar_random(games: int, shard_size: int | None = None, seed: int = 1, turns: bool = True) -> Experiment:
     from rules.base import get_game
 
     return Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("random", "random")),),
-                      games=games, seed=seed, shard_size=shard_size or get_game("polar").shard_size)
+                      games=games, seed=seed, shard_size=shard_size or get_game("polar").shard_size, turns=turns)
 
 
 def breakdown(r: RunResult) -> dict:
@@ -99,16 +104,18 @@ def breakdown(r: RunResult) -> dict:
     }
 
 
-def one_run(games: int, workers: int, shard_size: int | None = None) -> dict:
+def one_run(games: int, workers: int, shard_size: int | None = None, turns: bool = True) -> dict:
     marks = []  # (wall, driver CPU) as shards come back
 
     def finished(n: int) -> None:
         marks.append((time.perf_counter(), time.process_time()))
 
     with tempfile.TemporaryDirectory() as out:
-        r = run_experiment(polar_random(games, shard_size), out, workers=workers, on_progress=finished)
+        r = run_experiment(polar_random(games, shard_size, turns=turns), out, workers=workers, on_progress=finished)
+        stored = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(r.uri) for f in files)
     marks = marks[1:]  # the first call starts the progress display, before Ray starts: not a shard
     out = breakdown(r)
+    out["bytes_per_game"] = round(stored / r.games_done, 1)
     if len(marks) > 1:
         (w0, c0), (w1, c1) = marks[0], marks[-1]
         out["driver_cpu_share_between_shards"] = round((c1 - c0) / (workers * (w1 - w0)), 4)
@@ -119,9 +126,12 @@ def measure(games: int = 100_000, memory_games: int = 0, shard_size: int | None 
     out = {"load_before": os.getloadavg()[0]}
     one = one_run(games, 1, shard_size)
     two = one_run(games, 2, shard_size)
+    bare = one_run(games, 2, shard_size, turns=False)
     out.update({
         "polar_e2e_1_worker": one,
         "polar_e2e_2_workers": two,
+        "polar_e2e_2_workers_no_turns": bare,
+        "no_turns_speedup_games_phase": round(bare["games_per_s_games_phase"] / two["games_per_s_games_phase"], 3),
         "scaling_1_to_2": round(two["games_per_s_games_phase"] / one["games_per_s_games_phase"], 3),
         "scaling_1_to_2_whole": round(two["games_per_s_whole"] / one["games_per_s_whole"], 3),
         "scaling_1_to_2_task_cpu": round(

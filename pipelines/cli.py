@@ -76,6 +76,9 @@ ResumeOpt = Annotated[bool, typer.Option("--resume", help="Finish an interrupted
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")]
 ShardSizeOpt = Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
+TurnsOpt = Annotated[bool, typer.Option(
+    "--turns/--no-turns", help="Write the turns table (a row per turn); --no-turns: the games rows alone, "
+                               "for large sweeps (replay still shows every turn).")]
 ByOpt = Annotated[list[str], typer.Option("--by", help="Also group by this column (repeatable).")]
 WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=value or column!=value (repeatable).")]
 
@@ -152,6 +155,7 @@ def simulate(
     workers: WorkersOpt = None,
     address: AddressOpt = None,
     shard_size: ShardSizeOpt = None,
+    turns: TurnsOpt = True,
     quiet: QuietOpt = False,
 ) -> None:
     """Play seeded games over Ray workers and write them as Parquet.
@@ -161,7 +165,7 @@ def simulate(
     try:
         check_execution(shard_size, workers)
         matchup, games = game_defaults(game, strategies, games)
-        exp = build_experiment(game, variant, matchup, sets, games, seed, shard_size)
+        exp = build_experiment(game, variant, matchup, sets, games, seed, shard_size).model_copy(update={"turns": turns})
         result = run_with_progress(exp, out, quiet, run_id=run_id, resume=resume, overwrite=overwrite,
                                    workers=workers, address=address, shard_size_given=shard_size is not None)
     except UsageError as exc:

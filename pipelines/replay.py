@@ -68,6 +68,7 @@ class Replay:
     stored_turns: list[dict]
     replayed_turns: list[dict]
     differences: list[Difference] = field(default_factory=list)
+    turns_stored: bool = True       # False: a --no-turns run; only its games row is compared
 
     @property
     def reproduced(self) -> bool:
@@ -81,7 +82,8 @@ class Replay:
         s = self.stored
         return (f"game {self.game_index} of {self.run_id} ({self.game}, {self.cell_label}, seed {self.spec.seed}): "
                 f"winner {s.get('winner')}, scores {s.get('score_0')}-{s.get('score_1')}, "
-                f"end {s.get('end_reason')}, {s.get('n_turns')} turns")
+                f"end {s.get('end_reason')}, {s.get('n_turns')} turns"
+                + ("" if self.turns_stored else " (the run stored no turns: its games row compared)"))
 
     def failure_message(self) -> str:
         """The loud message for a game that did not reproduce."""
@@ -178,14 +180,17 @@ def replay(run_uri: str, game_index: int) -> Replay:
         raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
                          f"0..{exp.total_games - 1}")
     stored, stored_turns = _stored_rows(run, manifest, game_index)
-    played = play_games(exp, manifest["run_id"], game_index, 1)
+    # turns on: the page shows every turn, also of a run that stored none
+    played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1)
     (cell,), (spec,) = played.cells, played.specs
     replayed = played.games.to_pylist()[0]
     replayed_turns = sorted((t for t in played.turns.to_pylist() if t.get("game_index") == game_index),
                             key=_turn_key)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
-                 stored, replayed, stored_turns, replayed_turns)
-    rep.differences = row_differences(stored, replayed) + turns_differences(stored_turns, replayed_turns)
+                 stored, replayed, stored_turns, replayed_turns, turns_stored=exp.turns)
+    rep.differences = row_differences(stored, replayed)
+    if exp.turns:
+        rep.differences += turns_differences(stored_turns, replayed_turns)
     return rep
 
 

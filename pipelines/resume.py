@@ -4,7 +4,8 @@ A resume plays the missing shards of a stored run into the same folder, so
 the games already there and the new ones must come from the same experiment
 and the same code — results of two versions must never mix in one run:
 
-- the same experiment (``Experiment.identity``: everything but the shard size);
+- the same experiment (``Experiment.identity``: everything but the shard
+  size), also whether it writes turns (a run's shards all have them or none);
 - the same polsim, physics and result-package versions (the manifest's
   ``package_version``, ``physics_version`` and ``environment.packages``;
   a version the stored manifest does not record is not compared);
@@ -37,6 +38,10 @@ def resumable(run_id: str, stored: dict, exp: Experiment, current: dict[str, str
     """``exp`` as it resumes the stored run (with the stored shard size unless one
     was given); a ``UsageError`` if it may not resume it."""
     made = mf.experiment_of(stored)
+    if made.turns != exp.turns:
+        was, now = ("--turns", "--no-turns") if made.turns else ("--no-turns", "--turns")
+        raise UsageError(f"run {run_id} was made with {was}: resume it with {was} too (not {now}), "
+                         "or use --overwrite or another --run-id")
     if made.identity() != exp.identity():
         raise UsageError(f"run {run_id} was made with a different spec; use --overwrite or another --run-id")
     check_versions(run_id, stored, current)

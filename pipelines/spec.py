@@ -56,7 +56,8 @@ MAX_SHARDS = 10**6  # per run: the manifest lists every shard
 
 
 class Experiment(BaseModel):
-    """Everything that decides a run's results (and two things that do not)."""
+    """Everything that decides a run's results, and two things that do not: how
+    it is cut into shards and whether it writes the ``turns`` table."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -66,6 +67,8 @@ class Experiment(BaseModel):
     games: int = Field(gt=0, le=MAX_GAMES, description="games per cell")
     seed: int = Field(ge=0, le=MAX_SEED)
     shard_size: int = Field(gt=0, description="games per Ray task; does not change results")
+    turns: bool = Field(True, description="write the turns table (a row per turn); False: the games table alone "
+                                          "(the same games rows; a Polar game ~30 % less CPU, ~5 % of the bytes)")
 
     @field_validator("cells")
     @classmethod
@@ -91,8 +94,10 @@ class Experiment(BaseModel):
         return self.games * len(self.cells)
 
     def identity(self) -> dict:
-        """What decides results: everything but the shard size."""
-        return self.model_dump(mode="json", exclude={"shard_size"})
+        """What a run holds: everything but the shard size, and ``turns`` only
+        when off (runs that write turns, as all did before the option, keep
+        their ids)."""
+        return self.model_dump(mode="json", exclude={"shard_size"} | ({"turns"} if self.turns else set()))
 
     def spec_hash(self) -> str:
         canonical = json.dumps(self.identity(), sort_keys=True)

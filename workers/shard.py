@@ -3,11 +3,12 @@
 ``play_shard`` rebuilds the shard's games from the experiment alone (seeds
 come from the run seed and the seed index, never from the shard), asks the
 game to play them, adds the identifying columns every row carries, and
-writes ``turns`` then ``games`` atomically (``games`` marks the shard done).
+writes ``turns`` then ``games`` atomically (``games`` marks the shard done;
+a run with ``turns`` off writes ``games`` alone).
 It returns a small summary; tables never travel back to the driver.
 
 The games travel as arrays (``spec.GameColumns``): a game whose ``play_batch``
-module also offers ``play_columns(index, seeds, group, groups)`` (Polar) is
+module also offers ``play_columns(index, seeds, group, groups, record)`` (Polar) is
 played from them with no Python object per game; other games get the same
 range as ``GameSpec`` objects. Identity columns are built once per (rules,
 seats) group and spread by index (dictionary arrays for repeated strings),
@@ -108,6 +109,7 @@ def play(game_def: GameDef, specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
 
 
 _STRING_DICT = pa.dictionary(pa.int8(), pa.string())
+NO_TURNS = pa.table({})  # a run with ``turns`` off: no turns shard is written
 
 
 # (encoding, codec) of the games columns every game has whose values are
@@ -197,14 +199,16 @@ class Played:
         return self.columns.specs()
 
 
-def _play_columns(game_def: GameDef, cols: GameColumns) -> tuple[pa.Table, pa.Table]:
+def _play_columns(game_def: GameDef, cols: GameColumns, record: bool = True) -> tuple[pa.Table, pa.Table]:
     """The game's columnar ``play_columns`` when its ``play_batch`` module has one
-    (Polar does), else ``play`` on ``GameSpec`` objects. A columnar batch that
-    raises is replayed through ``play``, which isolates the failing games."""
+    (Polar does; ``record=False``: it keeps no turns), else ``play`` on
+    ``GameSpec`` objects. A columnar batch that raises is replayed through
+    ``play``, which isolates the failing games."""
     columnar = getattr(sys.modules.get(game_def.play_batch.__module__), "play_columns", None)
     if columnar is not None:
         try:
-            games, turns = columnar(cols.index, cols.seeds, cols.group, [(r, s) for _, r, s in cols.groups])
+            games, turns = columnar(cols.index, cols.seeds, cols.group, [(r, s) for _, r, s in cols.groups],
+                                    record=record)
             if games.num_rows == len(cols):
                 return games, turns
         except Exception:  # noqa: BLE001 - replayed game by game below
@@ -217,7 +221,9 @@ def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
     game_def = get_game(exp.game)
     cols = game_columns(exp, first, count)
     t_play, c_play = time.perf_counter(), time.process_time()
-    games, turns = _play_columns(game_def, cols)
+    games, turns = _play_columns(game_def, cols, exp.turns)
+    if not exp.turns:
+        turns = NO_TURNS
     seconds_playing, cpu_playing = time.perf_counter() - t_play, time.process_time() - c_play
     games = _with_identity(games, _identity_columns(exp, run_id, cols, game_def.physics_version()))
     if turns.num_columns:

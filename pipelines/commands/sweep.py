@@ -53,6 +53,7 @@ def register(app: typer.Typer) -> None:
         workers: cli.WorkersOpt = None,
         address: cli.AddressOpt = None,
         shard_size: cli.ShardSizeOpt = None,
+        turns: cli.TurnsOpt = True,
         fmt: cli.FormatOpt = Format.table,
         quiet: cli.QuietOpt = False,
     ) -> None:
@@ -65,7 +66,7 @@ def register(app: typer.Typer) -> None:
         try:
             cli.check_execution(shard_size, workers)
             matchup, games = cli.game_defaults(game, strategies, games)
-            exp = sweep_experiment(game, variant, matchup, sets, games, seed, shard_size)
+            exp = sweep_experiment(game, variant, matchup, sets, games, seed, shard_size).model_copy(update={"turns": turns})
             result = cli.run_with_progress(exp, out, quiet, "sweep", run_id=run_id, resume=resume,
                                            overwrite=overwrite, workers=workers, address=address,
                                            shard_size_given=shard_size is not None)

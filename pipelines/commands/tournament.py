@@ -56,6 +56,7 @@ def register(app: typer.Typer) -> None:
         workers: cli.WorkersOpt = None,
         address: cli.AddressOpt = None,
         shard_size: cli.ShardSizeOpt = None,
+        turns: cli.TurnsOpt = True,
         fmt: cli.FormatOpt = Format.table,
         quiet: cli.QuietOpt = False,
     ) -> None:
@@ -69,7 +70,7 @@ def register(app: typer.Typer) -> None:
             cli.check_execution(shard_size, workers)
             _, games = cli.game_defaults(game, strategies, games)
             exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
-                                        games, seed, shard_size)
+                                        games, seed, shard_size).model_copy(update={"turns": turns})
             result = cli.run_with_progress(exp, out, quiet, "tournament", run_id=run_id, resume=resume,
                                            overwrite=overwrite, workers=workers, address=address,
                                            shard_size_given=shard_size is not None)

@@ -239,14 +239,18 @@ def turns_table(index: np.ndarray, t, dictionary: bool = False) -> pa.Table:
     )
 
 
-def play_columns(index: np.ndarray, seeds: np.ndarray, group: np.ndarray, groups) -> tuple[pa.Table, pa.Table]:
+def play_columns(index: np.ndarray, seeds: np.ndarray, group: np.ndarray, groups,
+                 record: bool = True) -> tuple[pa.Table, pa.Table]:
     """The columnar entry point a worker uses: game ``i`` is number ``index[i]``
     with seed ``seeds[i]`` and plays ``groups[group[i]] = (rules, seats)``.
     Same games and values as ``play_batch``; string columns come as dictionary
-    arrays (a Parquet file stores them as plain strings either way)."""
+    arrays (a Parquet file stores them as plain strings either way). With
+    ``record`` off the core keeps no turns (the same games rows; turns: an
+    empty table without columns)."""
     index = np.asarray(index, np.int64)
-    games, turns = run_core(pack_groups(seeds, group, groups))
-    return games_table(index, games, dictionary=True), turns_table(index, turns, dictionary=True)
+    games, turns = run_core(pack_groups(seeds, group, groups), record)
+    turns_out = turns_table(index, turns, dictionary=True) if record else pa.table({})
+    return games_table(index, games, dictionary=True), turns_out
 
 
 def play_batch(specs: list[GameSpec]) -> tuple[pa.Table, pa.Table]:
