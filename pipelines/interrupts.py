@@ -10,6 +10,15 @@ yields its ``Stop``. The first signal raises ``Interrupted``; a later one,
 or any signal after ``Stop.wind_down()``, is only recorded, so the closing
 steps (stopping Ray, writing the manifest) always run to the end. Whoever
 drives the run reads ``Stop.requested`` afterwards.
+
+The handler's ``Interrupted`` can be lost: a signal that lands while Python
+runs code that ignores exceptions (an at-fork hook, such as logging's lock
+release after each process Ray forks while it starts) is printed as
+"Exception ignored" and the driver goes on. So the driver also calls
+``Stop.check()`` where a run may stop (Ray started, workers warmed up, each
+shard counted): it raises ``Interrupted`` for a request that was recorded
+but did not stop the run (found on a loaded machine: a SIGTERM while Ray
+started, and the run played all its games before it stopped).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ class Stop:
     def __init__(self) -> None:
         self.signal: str | None = None
         self._may_raise = True
+        self._winding_down = False
 
     @property
     def requested(self) -> bool:
@@ -39,6 +49,14 @@ class Stop:
     def wind_down(self) -> None:
         """From now on signals are recorded, never raised."""
         self._may_raise = False
+        self._winding_down = True
+
+    def check(self) -> None:
+        """Raise ``Interrupted`` if a stop was requested and the run is not
+        winding down; call it only where the run goes on normally (so a
+        request seen here is one whose own ``Interrupted`` was lost)."""
+        if self.signal is not None and not self._winding_down:
+            raise Interrupted(self.signal)
 
     def handle(self, signum: int, frame: object) -> None:
         if self.signal is None:

@@ -209,6 +209,7 @@ def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment
         try:
             if batches:
                 executor = make_executor(workers, address)
+                stop.check()
             if result.games_played:  # resumed: look at what is already there first
                 _record(result, _look(sprt, baseline, result.uri, 0, result.games_played), on_look)
                 if result.looks[-1].decision != "continue":
@@ -217,6 +218,7 @@ def _play_and_look(result: RegressResult, sprt: RegressionSPRT, cand: Experiment
                 for summary in executor.run(shard_tasks(cand, result.run_id, result.uri, batch)):
                     result.games_played += summary.games
                     failed += summary.failed
+                    stop.check()
                 _record(result, _look(sprt, baseline, result.uri, number, result.games_played), on_look)
                 if result.looks[-1].decision != "continue":
                     break

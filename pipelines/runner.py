@@ -160,12 +160,14 @@ def _existing_run(run: Location, run_id: str, out: str, resume: bool, overwrite:
 
 
 def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float,
-          failed: dict[int, int]) -> None:
+          failed: dict[int, int], check: Callable[[], None]) -> None:
     """Step 4: warm the workers up, then count each shard as it comes back
-    (its failed games into ``failed``, by shard)."""
+    (its failed games into ``failed``, by shard); ``check`` (``Stop.check``)
+    after the warm-up and after each shard."""
     t_warm = time.perf_counter()
     result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
     result.seconds_warm_up = time.perf_counter() - t_warm
+    check()
     t_games = time.perf_counter()
     result.seconds_startup = t_games - t_start
     for summary in executor.run(tasks):
@@ -182,6 +184,7 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
         result.worker_peak_rss_mb = max(result.worker_peak_rss_mb, summary.max_rss_mb)
         if on_progress:
             on_progress(summary.games)
+        check()
     result.seconds_games = time.perf_counter() - t_games
 
 
@@ -237,7 +240,8 @@ def run_experiment(
                 executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
                 result.seconds_ray_start = executor.seconds_ray_start
                 result.workers = executor.workers
-                _play(executor, tasks, result, on_progress, t_start, failed)
+                stop.check()
+                _play(executor, tasks, result, on_progress, t_start, failed, stop.check)
             result.status = "complete"
             stop.wind_down()
         except Interrupted:

@@ -203,6 +203,56 @@ def test_sigterm_while_ray_starts_stops_the_run_with_exit_130_and_leaves_no_ray_
     assert wait_for(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in started), timeout=30)
 
 
+class LostSignalExecutor:
+    """Plays in-process; while it starts, a SIGTERM lands in code that swallows
+    the handler's ``Interrupted``, as an at-fork hook does while Ray forks."""
+
+    def __init__(self):
+        from pipelines.executors import InProcessExecutor
+        from pipelines.interrupts import Interrupted
+
+        self.inner, self.workers, self.seconds_ray_start = InProcessExecutor(), 1, 0.0
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler runs here at the latest
+        except Interrupted:
+            pass  # "Exception ignored in: <function _releaseLock ...>"
+
+    def warm_up(self, exp_json):
+        return self.inner.warm_up(exp_json)
+
+    def run(self, tasks):
+        return self.inner.run(tasks)
+
+    def close(self):
+        pass
+
+
+def test_a_stop_whose_interrupted_was_swallowed_still_stops_the_run_before_its_games(tmp_path, monkeypatch):
+    import pipelines.runner
+
+    monkeypatch.setattr(pipelines.runner, "make_executor", lambda workers, address: LostSignalExecutor())
+    res = simulate_in_process(tmp_path, strategies="fair,loaded")
+    assert res.exit_code == 130, res.output
+    assert "r interrupted: 0/20 games kept" in flat(res.output)
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "incomplete"
+    assert not (tmp_path / "r" / "games").exists()
+
+
+def test_stop_check_raises_a_recorded_request_only_until_the_run_winds_down():
+    from pipelines.interrupts import Interrupted, Stop
+
+    stop = Stop()
+    stop.check()                                   # nothing asked: goes on
+    with pytest.raises(Interrupted):
+        stop.handle(signal.SIGTERM, None)          # the handler's own, here lost
+    with pytest.raises(Interrupted, match="SIGTERM"):
+        stop.check()
+    stop.wind_down()
+    stop.check()                                   # stopping: a request is only recorded
+    assert stop.requested
+
+
 class LateShardExecutor:
     """Plays two shards, is stopped while the third is in flight, and that one
     finishes (is written) after the driver stopped listening."""
