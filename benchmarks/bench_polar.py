@@ -35,7 +35,10 @@ the work, ``wall`` = per wall-clock second; on a shared machine trust ``cpu``):
 - ``ratio_<e2e>_to_<core>``: an e2e figure / (2 x a one-core figure). The
   issue asks for end to end >= 0.7 x 2 x the in-core figure and for in-core
   >= 20,000 games/s; ``headline_ratio`` names the steady ratio, and the
-  ``e2e_command_wall`` ratio is the whole-command reading. On a machine
+  ``e2e_command_wall`` ratio is the whole-command reading.
+  ``e2e_no_turns_steady_wall``: the steady figure of a run with ``turns``
+  off (``--no-turns``: the core records no turns, the games table alone is
+  written), and its ratio to 2 x the core without recording. On a machine
   shared with other work the wall figures fall and the ``cpu`` ratios are
   the fair reading.
 
@@ -177,9 +180,9 @@ def measure_shard_path(games: int, shard_size: int | None = None) -> dict:
     return {"shard_path_cpu": games / cpu, "shard_path_wall": games / wall, "shard_size": exp.shard_size}
 
 
-def _ray_run(games: int, workers: int, shard_size: int | None) -> tuple:
+def _ray_run(games: int, workers: int, shard_size: int | None, turns: bool = True) -> tuple:
     """(RunResult, shard finish marks, TreeCpu) of a run_experiment on local Ray."""
-    exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size)
+    exp = build_experiment("polar", VARIANT, STRATEGIES, [], games, 0, shard_size).model_copy(update={"turns": turns})
     marks, calls = [], []
     with tempfile.TemporaryDirectory() as out, TreeCpu(os.getpid()) as tree:
         def finished(n: int) -> None:
@@ -263,6 +266,9 @@ def measure(games: int = 100_000, workers: int = 2, command: bool = True) -> dic
     out.update(measure_steady(games, workers))
     if command:
         out.update(measure_command(games, workers))
+    result = _ray_run(games, workers, None, turns=False)[0]
+    out["e2e_no_turns_steady_wall"] = games / result.seconds_games
+    out["ratio_e2e_no_turns_steady_wall_to_core_bare_cpu"] = out["e2e_no_turns_steady_wall"] / (workers * out["core_bare_cpu"])
     e2e_figures = ["e2e_steady_wall", "e2e_whole_run_wall", "e2e_worker_cpu", "e2e_worker_cpu_steady"]
     e2e_figures += ["e2e_command_wall"] if command else []
     for core in ("core_recording_cpu", "core_bare_cpu"):
