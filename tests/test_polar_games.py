@@ -27,8 +27,8 @@ GAMES_SCHEMA = {
     "black_score": pa.float64(), "white_score": pa.float64(),
 }  # fmt: skip
 TURNS_SCHEMA = {
-    "game_index": pa.int64(), "turn": pa.int32(), "player": pa.int8(), "score_0": pa.float64(),
-    "score_1": pa.float64(), "colour": pa.string(), "point": pa.int32(), "point2": pa.int32(),
+    "game_index": pa.int64(), "turn": pa.int32(), "player": pa.int8(), "score_0": pa.int32(),
+    "score_1": pa.int32(), "colour": pa.string(), "point": pa.int32(), "point2": pa.int32(),
     "x": pa.int16(), "y": pa.int16(), "n_legal": pa.int32(),
 }  # fmt: skip
 
