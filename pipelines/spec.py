@@ -68,7 +68,7 @@ class Experiment(BaseModel):
     seed: int = Field(ge=0, le=MAX_SEED)
     shard_size: int = Field(gt=0, description="games per Ray task; does not change results")
     turns: bool = Field(True, description="write the turns table (a row per turn); False: the games table alone "
-                                          "(the same games rows; a Polar game ~30 % less CPU, ~5 % of the bytes)")
+                                          "(the same games rows; a Polar game ~25 % less task CPU, ~6 % of the bytes)")
 
     @field_validator("cells")
     @classmethod
