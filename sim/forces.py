@@ -157,16 +157,18 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     sleeper moves nobody, so it is skipped). Allocates its work list; the
     step loop calls ``magnetic_movers`` with its own."""
     movers = np.empty(pos.shape[0], np.int64)
+    grp = np.full(pos.shape[0], -1, np.int64)
     magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers)
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers, grp)
 
 
 @kernel
 def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers):
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers, grp):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
-    instead of every body (O(awake x n), not O(n^2), per step)."""
+    instead of every body (O(awake x n), not O(n^2), per step). Pairs within
+    one compound body (``grp``, sim.compound) are skipped: they cancel."""
     n = pos.shape[0]
     m = 0
     for i in range(n):
@@ -179,7 +181,7 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, f
         mover = awake[i] and i != kin
         for t in range(n - i - 1 if mover else m):
             j = i + 1 + t if mover else movers[t]
-            if j <= i or not live[j]:
+            if j <= i or not live[j] or (grp[i] >= 0 and grp[i] == grp[j]):
                 continue
             within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
             if not within:

@@ -14,8 +14,13 @@ in the kicks with the velocity of the moment). Each step, at time t:
    their sample points), gravity, magnetic pairs with an awake member
    (sim.forces), rim points against the mat and against other discs
    (both ways), the pusher; a sleeper touched by an awake body is woken and
-   the forces are computed again;
-3. the second half kick of the step that ended at t;
+   the forces are computed again; the discs of a compound body (a stack
+   moving as one, sim.compound) skip their contacts and magnets with each
+   other, and a compound body whose contacts could not carry what its rigid
+   motion asks of them dissolves (``hold_groups``: then its forces are
+   computed again);
+3. the second half kick of the step that ended at t (a compound body's
+   members together, ``kick_groups``);
 4. checks and events: NaN, a speed above ``max_speed`` or a centre below the
    mat ends the run; ``touched [n, n]`` collects every disc-disc contact at
    any instant, ``maxdisp [n]`` the largest horizontal displacement;
@@ -29,7 +34,9 @@ in the kicks with the velocity of the moment). Each step, at time t:
    radius for torques) and, lying flat, friction no longer holds it, alone
    or as part of the tower it is in (sim.holding: ``flat_holds``,
    ``stack_holds``); further out one disc changes a force by less than that
-   (a pair force at 0.1 m is ~3 mN);
+   (a pair force at 0.1 m is ~3 mN); at the same steps, touching awake
+   discs stacked face to face and moving together join a compound body
+   (``form_groups``), which dissolves when its island falls asleep;
 6. the first half kick and the drift to t + dt, in sub-steps (below).
 
 Sub-steps: a contact is stiff against the step (a disc rocking on the mat
@@ -150,6 +157,7 @@ from numba import njit
 from sim.bodies import quat_rotate_step, quat_to_matrix
 from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf, point_force_at, power_m2, sdf_entered
 from sim.detmath import acos, power
+from sim.compound import dissolve, form_groups, group_drift, group_holds, group_kick
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
 from sim.jit import kernel
@@ -173,6 +181,7 @@ _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _COAST, _TOWER_HOLD = IDX["coast"], IDX["tower_hold"]
 _BALL = IDX["rest_ball"]
+_COMPOUND = IDX["compound"]
 _SUBS, _VSUB = IDX["contact_substeps"], IDX["contact_substep_speed"]
 
 
@@ -605,9 +614,10 @@ def _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring, disc_part
 def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                    disc_partner, disc_feature, P, field, rim, kin, pushing, sp, sv, push_r, rot, axis,
                    wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
-                   touched, cache, key, valid, scratch, act, contact_speed):
+                   touched, cache, key, valid, scratch, act, contact_speed, grp):
     """Geometry of awake bodies, then every force and torque on them (drag
-    excluded, see ``kick``). ``kin`` is the held disc (kinematic) or -1.
+    excluded, see ``kick``); discs of one compound body (``grp``) skip their
+    contacts and magnets with each other and count as touching. ``kin`` is the held disc (kinematic) or -1.
     ``contact_speed``: see ``predict_entry``."""
     n = pos.shape[0]
     npts = rim.shape[0]
@@ -625,7 +635,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
         if live[i] and awake[i]:
             force[i, 2] -= m * g
     magnetic_movers(pos, axis, rot, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
-                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act)
+                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act, grp)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -646,7 +656,10 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             continue
         if awake[i]:
             for j in range(i + 1, n):
-                if live[j] and _dist2(pos, i, j) <= reach * reach:
+                if grp[i] >= 0 and grp[i] == grp[j]:
+                    cur[i, j] = 1
+                    cur[j, i] = 1
+                elif live[j] and _dist2(pos, i, j) <= reach * reach:
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, disc_feature, hit, P, kin, force, torque, depth,
                                   normals, feats, scratch, cur, touched, wake_next, contact_speed)
@@ -698,13 +711,49 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     contact_speed = np.zeros(2)
     P_sub = P.copy()
     hand_stack, hand_seen = np.zeros(n, np.int64), np.zeros(n, np.uint8)
+    grp, G, GM, GC = np.full(n, -1, np.int64), np.zeros((n, 32)), np.zeros((n, 8)), np.zeros((n, 9))
+    gorder, gkeys, g6 = np.zeros(n, np.int64), np.zeros(n), np.zeros((2, 6))
+    g33 = np.zeros((3, 3, 3))
     return step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                      disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r,
                      push_t, push_p, max_steps, touched, maxdisp, in_hand, stop_red,
                      rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
                      island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
                      anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
-                     hand_stack, hand_seen)
+                     hand_stack, hand_seen, grp, G, GM, GC, gorder, gkeys, g6, g33)
+
+
+@kernel
+def kick_groups(grp, pos, quat, vel, omega, force, torque, on_mat, P, G, GM, h, g6, g33):
+    """``kick`` for every compound body (sim.compound)."""
+    for r in range(grp.shape[0]):
+        if grp[r] == r:
+            group_kick(r, grp, pos, quat, vel, omega, force, torque, on_mat, P, G, GM, h,
+                       g6[0], g6[1], g33[0], g33[1], g33[2])
+
+
+@kernel
+def hold_groups(live, awake, kin, grp, pos, vel, omega, axis, force, torque, on_mat, P, G, GM, GC,
+                g6, g33):
+    """Dissolve every compound body that no longer holds (a member gone,
+    asleep or in the hand, or a cut that cannot carry its load); True if any
+    did (its contacts must be computed again)."""
+    n = grp.shape[0]
+    broke = False
+    for r in range(n):
+        if grp[r] != r:
+            continue
+        ok = True
+        for k in range(n):
+            if grp[k] == r and (not live[k] or not awake[k] or k == kin):
+                ok = False
+        if ok:
+            ok = group_holds(r, grp, pos, vel, omega, axis, force, torque, on_mat, P, G, GM, GC,
+                             g6[0], g6[1], g33[0], g33[1], g33[2])
+        if not ok:
+            dissolve(r, grp)
+            broke = True
+    return broke
 
 
 @kernel
@@ -714,7 +763,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
               rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
               island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
               anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
-              hand_stack, hand_seen):
+              hand_stack, hand_seen, grp, G, GM, GC, gorder, gkeys, g6, g33):
     """``run``'s loop, given its zeroed work arrays (``pos0``, ``anchor_pos``,
     ``anchor_quat``: copies of the poses at the start; ``P_sub``: a copy of P)."""
     n = pos.shape[0]
@@ -798,7 +847,13 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
         compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                        disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                        axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                       feats, touched, cache, key, valid, scratch, act, contact_speed)
+                       feats, touched, cache, key, valid, scratch, act, contact_speed, grp)
+        if P[_COMPOUND] > 0 and hold_groups(live, awake, kin, grp, pos, vel, omega, axis, force, torque,
+                                            on_mat, P, G, GM, GC, g6, g33):
+            compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
+                           disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
+                           axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
+                           feats, touched, cache, key, valid, scratch, act, contact_speed, grp)
         woke = False
         for i in range(n):
             if wake_next[i]:
@@ -810,7 +865,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                            axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
-                           feats, touched, cache, key, valid, scratch, act, contact_speed)
+                           feats, touched, cache, key, valid, scratch, act, contact_speed, grp)
             wake_next[:] = 0
         if stop_red.shape[0] > 0:          # the game ends at this touch (R14): stop here
             for r in range(stop_red.shape[0]):
@@ -820,8 +875,9 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
         # 3. second half kick of the step that ended at t (velocities now at t)
         if step > 0:
             for i in range(n):
-                if live[i] and awake[i] and i != kin:
+                if live[i] and awake[i] and i != kin and grp[i] < 0:
                     kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * h_last)
+            kick_groups(grp, pos, quat, vel, omega, force, torque, on_mat, P, G, GM, 0.5 * h_last, g6, g33)
         # 4. checks and events at t
         for i in range(n):
             if not (live[i] and awake[i]):
@@ -854,6 +910,8 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
         sleep_islands(live, awake, still, cur, kin, P[_TS], island, ready, roots)
         for i in range(n):
             if island[i] == -2:      # marked to fall asleep now
+                if grp[i] >= 0:
+                    dissolve(grp[i], grp)
                 awake[i] = 0
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
@@ -891,6 +949,9 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                     fresh[i] = 1
                     act[m] = i          # counts as awake for the sleepers after it
                     m += 1
+        if P[_COMPOUND] > 0 and step % wake_every == 0:
+            form_groups(live, awake, fresh, kin, grp, pos, quat, vel, omega, axis, cur, P, G, GM, GC,
+                        cache, gorder, gkeys, g33[0])
         coast_until = -1.0
         if held and not snapped and not pushing and hand_speed > 0.0 and P[_COAST] > 0:
             alone = True
@@ -935,7 +996,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                                disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv,
                                push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next, hit,
                                depth, normals, feats, touched, cache, key, valid, scratch, act,
-                               contact_speed)
+                               contact_speed, grp)
                 woke = False
                 for i in range(n):
                     if wake_next[i]:
@@ -948,16 +1009,23 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                                    disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp,
                                    sv, push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next,
                                    hit, depth, normals, feats, touched, cache, key, valid, scratch,
-                                   act, contact_speed)
+                                   act, contact_speed, grp)
                     wake_next[:] = 0
                 for i in range(n):
                     if live[i] and awake[i] and i != kin and not fresh[i]:
                         body_steps += 1
-                        kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * h)
+                        if grp[i] < 0:
+                            kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * h)
+                kick_groups(grp, pos, quat, vel, omega, force, torque, on_mat, P, G, GM, 0.5 * h, g6, g33)
             for i in range(n):
-                if live[i] and awake[i] and i != kin and not fresh[i]:
+                if live[i] and awake[i] and i != kin and not fresh[i] and grp[i] < 0:
                     kick(i, vel, omega, axis, force, torque, on_mat[i] > 0, P, 0.5 * h)
                     drift(i, pos, quat, vel, omega, h)
+            for r in range(n):
+                if grp[r] == r:
+                    group_kick(r, grp, pos, quat, vel, omega, force, torque, on_mat, P, G, GM, 0.5 * h,
+                               g6[0], g6[1], g33[0], g33[1], g33[2])
+                    group_drift(r, grp, pos, quat, vel, omega, G, GM, h, g33[0])
         fresh[:] = 0
         h_last = h
     return BUDGET, max_steps, body_steps

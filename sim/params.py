@@ -140,6 +140,10 @@ class PhysicsParams(BaseModel):
     hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
     tower_hold: bool = Field(True, description="a sleeping tower's disc is held as its tower, not alone (sim.holding; False: physics 0.7.0)")
     tower_at_rest: bool = Field(True, description="place_tower sets a captured stack down whole, each disc at its rest height (sim.stacking); False: dropped 0.2 mm apart, physics 0.8.0")
+    compound: bool = Field(True, description="move a stack of awake discs held face to face as one rigid body (sim.compound)")
+    compound_margin: float = Field(0.7, gt=0.0, le=1.0, description="a compound body's cut holds while its contact carries below this share of what friction and its face can")
+    compound_speed: float = Field(0.01, ge=0.0, description="discs join a compound below this relative speed, m/s")
+    compound_spin: float = Field(1.0, ge=0.0, description="... and below this relative spin, rad/s")
     coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     field_table: bool = Field(True, description="read a source magnet's near field from its table (sim.magnetics_table); False: closed form at every point")
@@ -172,6 +176,6 @@ PACKED = [
     "rolling_damping", "damping", "dt", "sleep_speed", "sleep_spin", "sleep_time",
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
     "reuse_far", "reuse_rel", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
-    "tower_hold",
+    "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

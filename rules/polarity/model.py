@@ -67,6 +67,8 @@ class PolarityRules(RulesBase):
         True, description="physics: a sleeping tower friction holds stays asleep as a whole; false = physics 0.7.0's wake check (~2x dearer)")
     tower_at_rest: bool = Field(
         True, description="physics: a captured tower is set down whole, each disc at its rest height; false = physics 0.8.0's discs let go 0.2 mm apart (a clean capture ~5-12x dearer)")
+    compound: bool = Field(
+        True, description="physics: a stack of awake discs held face to face moves as one rigid body; false = physics 0.9.0 (cascades dearer)")
 
     @model_validator(mode="after")
     def _a_disc_left_after_setup(self) -> "PolarityRules":

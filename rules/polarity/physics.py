@@ -8,7 +8,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   every disc, red included; ``settle_budget_s`` is R19's step budget;
   ``contact_substeps``, when set, the core's sub-steps of moving contacts;
   ``tower_hold`` false, the wake check of physics 0.7.0 and before;
-  ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart);
+  ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart;
+  ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -53,6 +54,8 @@ def physics_params(rules):
         update["tower_hold"] = False
     if not rules.tower_at_rest:
         update["tower_at_rest"] = False
+    if not rules.compound:
+        update["compound"] = False
     return base.model_copy(update=update)
 
 
