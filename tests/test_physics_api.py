@@ -1,6 +1,7 @@
 """The contract of sim.api as the rules engine uses it."""
 
 import numpy as np
+import pytest
 
 from sim.api import (BodyState, Intent, PhysicsParams, World, balance_intent, lay_flat, nominal_intent,
                      place_leaner, place_tower, sweep)
@@ -47,6 +48,32 @@ def test_api_removed_bodies_leave_the_world_and_keep_their_ids():
     w.remove([a])
     assert [x.id for x in w.bodies()] == [b]
     assert w.add_flat(0.0, 0.1, -1) == 2
+
+
+def test_api_a_discarded_last_body_leaves_no_trace_and_what_follows_is_the_same():
+    """R5's retry: the disc of a failed try is discarded, not left as a dead row
+    (a dead row per try made every later episode dearer); the next episode plays
+    to the bit as it would have beside the dead row."""
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    w.add_flat(0.04, 0.0, -1)
+    intent = nominal_intent(w, host, 0.0)
+    before = w.copy()
+    place_leaner(w, Intent(host, 0.0, 0.030, intent.tilt, intent.up))   # snaps onto its host
+    w.disc_partner[host, :3] = len(before)               # as if the host's rim had pressed into it
+    kept, dead = w.copy(), w.copy()
+    touched = kept.disc_partner == len(before)
+    kept.discard_last(len(before))
+    dead.remove([len(before)])
+    assert len(kept) == len(before)
+    assert np.array_equal(kept.pos, dead.pos[:-1]) and np.array_equal(kept.quat, dead.quat[:-1])
+    assert (kept.disc_partner[touched[:-1]] == -1).all() and not (kept.disc_partner == len(before)).any()
+    ep_kept, ep_dead = place_leaner(kept, intent), place_leaner(dead, intent)
+    assert ep_kept.steps == ep_dead.steps and ep_kept.action == len(before)
+    live = dead.live.astype(bool)
+    assert np.array_equal(kept.pos, dead.pos[live]) and np.array_equal(kept.quat, dead.quat[live])
+    with pytest.raises(ValueError, match="not the last"):
+        kept.discard_last(host)
 
 
 def test_api_place_tower_keeps_ids_bottom_first_and_reports_colour_changes():

@@ -45,6 +45,9 @@ class ScriptedWorld:
             self.b.pop(i, None)
         self.c = {p for p in self.c if not set(p) & set(ids)}
 
+    def discard_last(self, i):
+        self.remove([i])
+
     def copy(self):
         return copy.deepcopy(self)
 

@@ -164,6 +164,11 @@ class Game:
         self._world.remove(ids)
         self._bodies = None
 
+    def discard(self, i: int) -> None:
+        """R5: the attempt's disc fell flat and disturbed nothing; it leaves no trace."""
+        self._world.discard_last(i)
+        self._bodies = None
+
     def view(self, seat: int) -> View:
         return View(seat, self.bodies(), self.table, self.rules, self.geo,
                     trial=self.trial_for(seat), nominal=self.nominal_for(seat))
@@ -428,7 +433,7 @@ class Game:
             )
             res = self.resolve(ep, before, contacts, seat, {ep.action}, action=ep.action)
             if res.action == "flat" and not res.fault:
-                self.remove([ep.action])
+                self.discard(ep.action)
                 continue
             # the drawn disc leaves the stack (if it stayed in hand, R8 returns it with the
             # rest); the last one played ends the game even if R8 or R9 refill the stack (R17)
