@@ -307,6 +307,23 @@ def test_r5_a_strategy_plays_an_unbalanced_leaner_when_nothing_balances_within_i
     assert calls.count(1) == 2 and calls.count(2) == 2  # two directions a host, then passed over
 
 
+@pytest.mark.parametrize("name", ["cautious", "aggressive", "capturer", "lookahead:budget=6:samples=1"])
+def test_r7_convert_when_stuck_converts_its_leaner_instead_of_throwing_when_nothing_balances(name):
+    # every host balances nothing (a throw would fall at each of R5's tries and give the
+    # turn up); pushing its own leaner flat makes a new foundation instead
+    bodies = [RED, disc(1, 60, 120, W), disc(2, -150, -40, W), disc(5, 60, 180, W, "leaning", leaning_on=1),
+              disc(3, 150, 100, B), disc(6, 150, 160, B, "leaning", leaning_on=3)]
+    trial = lambda place, rng, p: Resolution(action="placed")  # noqa: E731
+    v = view_of(bodies, trial=trial, nominal=core_that_balances_nowhere_on(1, 2))
+    act = make(f"{name}:convert_when_stuck=true").act(v, np.random.default_rng(0))
+    assert isinstance(act, Convert) and act.leaner == 5
+    throw = make(name).act(v, np.random.default_rng(0))  # the default throws (R5, then gave_up)
+    assert isinstance(throw, Place) and not throw.balanced and throw.host in (1, 2)
+    balanced = view_of(bodies, trial=trial, nominal=core_that_balances_nowhere_on(2))
+    act = make(f"{name}:convert_when_stuck=true").act(balanced, np.random.default_rng(0))
+    assert isinstance(act, Place) and act.balanced  # not stuck: it leans
+
+
 def test_r5_lookahead_spends_no_trial_on_a_leaner_that_balances_nowhere():
     bodies = [RED] + [disc(i, 100 * math.cos(i), 100 * math.sin(i), W) for i in range(1, 6)] + [disc(9, 0, 190, B)]
     tried = {}

@@ -38,6 +38,21 @@ polsim 0.5.0 they were played: in a recorded standard game (cautious vs
 aggressive) 42 of 77 releases were throws at one six-disc tower, and 10
 more went to a host beside a tower that turned 9 of them over.
 ``skip_unbalanced=false`` plays as before.
+
+When nothing tuned balances anywhere (a player whose hosts are all towers),
+the throw falls at each of R5's tries and the turn is given up, turn after
+turn: in 96 standard games (cautious vs aggressive, seed 12, physics 0.10.0)
+144 turns were given up, 1,440 of the 5,522 tries, and one game of seed 11
+under physics 0.9.0 ran to the turn cap that way. With ``convert_when_stuck``
+(polsim 0.10.0, off by default) the strategy pushes one of its leaners flat
+instead (R7, ``unstuck``): the Action Disc goes back to the stack, as after a
+give-up, and a new foundation stands to lean on. It is off because it did not
+pay (session 20, physics 0.10.0): head to head, 40 standard games (cautious
+with it against cautious without, seed 5) 17-1-22, win rate 42.5 %
+[28.5, 57.8], its player losing 8 games by R14/R16 against 1 (a give-up is a
+free pass: the throw falls flat and harms nothing, a conversion can fault);
+48 games of cautious vs aggressive both with it (seed 12): given-up turns
+59 -> 30, 107 conversions, games 49 -> 56 turns and 258 -> 280 CPU s.
 """
 
 from __future__ import annotations
@@ -66,6 +81,8 @@ class HandParams(StrategyParams):
 class TunedParams(HandParams):
     skip_unbalanced: bool = Field(True, description="pass over leaners the core finds no balance for "
                                                     "(flung over or falling at every try; best_tuned)")
+    convert_when_stuck: bool = Field(False, description="when no leaner balances anywhere, convert one of "
+                                                        "its leaners (R7) instead of throwing (unstuck)")
 
 
 def red_scaled(margin: float, weight: float) -> float:
@@ -120,6 +137,17 @@ def fallback(view: View):
     if leaners and view.rules.allow_conversion:
         return Convert(leaners[0].id, push_direction(view, leaners[0]))
     return None
+
+
+def unstuck(view: View, choice, p: TunedParams):
+    """A tuned choice that balances nowhere falls or is flung over at every try: R5 then
+    retries ``max_attempts`` times and gives the turn up (``gave_up``), and with the same
+    hosts the next turn is the same. With ``convert_when_stuck`` (and ``skip_unbalanced``,
+    which is what tells) a leaner of one's own is pushed flat instead (R7, ``fallback``):
+    the Action Disc goes back to the stack as after a give-up, and a new foundation
+    stands to lean on. No leaner to convert: the throw, as before."""
+    stuck = isinstance(choice, Place) and not choice.balanced and p.skip_unbalanced and p.convert_when_stuck
+    return (fallback(view) or choice) if stuck else choice
 
 
 def tuned(view: View, place: Place | None) -> Place | None:
@@ -257,8 +285,9 @@ class CautiousStrategy:
     def act(self, view, rng):
         ranked = self.ranked(view, rng)
         if ranked:
-            return best_tuned(view, ranked, lambda c: self.value(view, c), red_margin_mm=self.p.red_margin_mm,
-                              skip_unbalanced=self.p.skip_unbalanced)
+            return unstuck(view, best_tuned(view, ranked, lambda c: self.value(view, c),
+                                            red_margin_mm=self.p.red_margin_mm,
+                                            skip_unbalanced=self.p.skip_unbalanced), self.p)
         return fallback(view)
 
 
@@ -317,8 +346,9 @@ class AggressiveStrategy:
         marg = {c: margins_of(view, c) for c in cands}
         safe = [c for c in cands if marg[c][0] >= self.p.min_gap_mm * MM and marg[c][1] >= self.p.red_margin_mm * MM]
         if not safe:  # nothing clear: the most open candidate, red first
-            return best_tuned(view, sorted(cands, key=lambda c: -clearance_of(view, c, self.p.red_weight)),
-                              lambda c: clearance_of(view, c, self.p.red_weight), skip_unbalanced=self.p.skip_unbalanced)
+            return unstuck(view, best_tuned(view, sorted(cands, key=lambda c: -clearance_of(view, c, self.p.red_weight)),
+                                            lambda c: clearance_of(view, c, self.p.red_weight),
+                                            skip_unbalanced=self.p.skip_unbalanced), self.p)
         ranked = sorted(safe, key=lambda c: self.pressure(view, c))
 
         def keep(c: Place) -> float:  # after tuning: still outside the margins, then nearest the gap
@@ -326,7 +356,7 @@ class AggressiveStrategy:
             ok = d >= self.p.min_gap_mm * MM and r >= self.p.red_margin_mm * MM
             return (1.0 if ok else 0.0) - self.pressure(view, c)
 
-        return best_tuned(view, ranked, keep, skip_unbalanced=self.p.skip_unbalanced)
+        return unstuck(view, best_tuned(view, ranked, keep, skip_unbalanced=self.p.skip_unbalanced), self.p)
 
 
 # converter ------------------------------------------------------------------
@@ -422,7 +452,11 @@ class LookaheadStrategy(CautiousStrategy):
         # trials of a leaner that balances nowhere are spent: the rest of the ranking refills
         tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen),
                            self.p.skip_unbalanced)
-        pool = [c for c in tried if c.balanced or not self.p.skip_unbalanced] or tried[:len(chosen)]
+        pool = [c for c in tried if c.balanced or not self.p.skip_unbalanced]
+        if not pool:  # nothing balances: convert if it can (unstuck), else trials of the throws
+            pool = tried[:len(chosen)]
+            if unstuck(view, pool[0], self.p) is not pool[0]:
+                return fallback(view)
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p), view.rules) for _ in range(self.p.samples)]
