@@ -67,6 +67,9 @@ class Ledger:
     """Episodes and balance scans, timed in CPU seconds of this process."""
 
     def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
         self.kinds = defaultdict(lambda: {"episodes": 0, "cpu_s": 0.0, "sim_s": 0.0, "steps": 0, "body_steps": 0})
         self.balance = {"calls": 0, "cpu_s": 0.0}
 
@@ -103,7 +106,7 @@ def profile(games: list[GameSpec], warm_up: bool = True) -> dict:
     sim = ledger.timed_core()
     if warm_up:  # numba compile / cache load, not counted
         play_one(specs("cautious", "aggressive", 1, 999)[0], sim)
-        ledger.__init__()
+        ledger.reset()
     c0 = time.process_time()
     ends = []
     for spec in games:

@@ -455,8 +455,9 @@ class LookaheadStrategy(CautiousStrategy):
         pool = [c for c in tried if c.balanced or not self.p.skip_unbalanced]
         if not pool:  # nothing balances: convert if it can (unstuck), else trials of the throws
             pool = tried[:len(chosen)]
-            if unstuck(view, pool[0], self.p) is not pool[0]:
-                return fallback(view)
+            choice = unstuck(view, pool[0], self.p)
+            if choice is not pool[0]:
+                return choice
         values = []
         for c in pool:
             vals = [trial_value(view.trial(c, rng, self.p), view.rules) for _ in range(self.p.samples)]
