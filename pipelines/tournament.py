@@ -44,12 +44,13 @@ def tournament_experiment(game: str, variant: str | None, strategies: list[str],
                           seed: int, shard_size: int | None) -> Experiment:
     """One cell per pairing of distinct strategies, the same knobs and seeds for all."""
     names = [str(StrategySpec.parse(s)) for s in strategies]
+    game_def = get_game(game)
     if len(names) < 2:
-        raise UsageError(f"a tournament needs at least two strategies (got {len(names)}); e.g. -s random,greedy,mcts")
+        example = ",".join(sorted(game_def.strategies)[:3])
+        raise UsageError(f"a tournament needs at least two strategies (got {len(names)}); e.g. -s {example}")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise UsageError(f"strategy {repeated[0]} is listed twice; give each strategy (with its parameters) once")
-    game_def = get_game(game)
     cells = tuple(Cell(overrides=dict(sets), matchup=(a, b)) for a, b in itertools.combinations(names, 2))
     exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size))
     validate(exp)

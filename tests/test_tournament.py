@@ -12,6 +12,7 @@ import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.cli import app
 from pipelines.runner import run_experiment
 from pipelines.tournament import strategies_of, tournament_experiment, tournament_report
+from rules.base import get_game
 
 runner = CliRunner()
 PLAYERS = ["fair", "loaded:bonus=1", "loaded:bonus=3"]
@@ -89,3 +90,11 @@ def test_bad_tournament_input_is_a_one_line_error_with_exit_2(tmp_path, args, wo
     assert res.exit_code == 2, res.output
     err = res.stderr.strip()
     assert "\n" not in err and word in err, err
+
+
+@pytest.mark.parametrize("game", ["polarity", "polar"])
+def test_a_one_strategy_tournament_suggests_strategies_of_its_own_game(tmp_path, game):
+    res = runner.invoke(app, ["tournament", "--game", game, "-s", "random", "--out", str(tmp_path), "-q"])
+    assert res.exit_code == 2, res.output
+    example = res.stderr.strip().rsplit("-s ", 1)[1].split(",")
+    assert len(example) >= 2 and set(example) <= set(get_game(game).strategies), example
