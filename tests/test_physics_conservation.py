@@ -233,3 +233,32 @@ def test_energy_drift_below_one_percent_leaner_snapping_onto_its_host():
         kinetic.append(_kinetic(w))
     assert max(kinetic) > 0.005                       # it did snap
     assert max(abs(e - e0) for e in energies) < 0.01 * max(kinetic)
+
+
+def _speeds_beside_a_tall_tower(**params) -> list[float]:
+    """A disc lying 3.4 deg off flat, 78 mm from a 12-disc tower of the other
+    colour up (a pose a standard game left one in), sleeping off: its speed
+    (m/s) every 0.5 s for 4 s."""
+    w = World.new(PhysicsParams(sleep=False, settle_budget_s=0.5, **params))
+    w.add_tower(12, 0.0777, 0.0, -1)
+    tilt = np.radians(3.4)
+    disc = w.add_body((0.0, 0.0, 0.0038), (-np.sin(tilt), 0.0, np.cos(tilt)), awake=True)
+    speeds = []
+    for _ in range(8):
+        settle(w)
+        speeds.append(float(np.linalg.norm(w.vel[disc])))
+    return speeds
+
+
+def test_a_disc_tilted_beside_a_tall_tower_comes_to_rest_with_its_far_pairs_computed_every_step():
+    """The scene of the xfail below is sound: with no far-pair reuse (``reuse_rel`` 0)
+    the disc rocks down to rest within a second."""
+    assert max(_speeds_beside_a_tall_tower(reuse_rel=0.0)[2:]) < 5e-4
+
+
+@pytest.mark.xfail(strict=True, reason="known artefact (issue 3): a far magnetic pair's result is reused while the "
+                   "pose moved less than reuse_rel (sim.forces), a held value that lags the motion; the disc's slow, "
+                   "weakly damped rocking on its rim takes more energy from that lag than the felt takes out, and it "
+                   "keeps rocking at 1-4 mm/s (in games: an episode now and then awake to its step budget)")
+def test_a_disc_tilted_beside_a_tall_tower_comes_to_rest():
+    assert max(_speeds_beside_a_tall_tower()[2:]) < 5e-4
