@@ -31,20 +31,34 @@ off about as d^-4, so the stale result is off by ~4 ``reuse_rel`` of itself
 the moving leaner's ~20 far pairs were ~60 % of a mid-game step.
 ``new_cache(n)`` makes an empty one; ``valid [n, n]`` marks filled entries.
 
-Known artefact of the far reuse (session 21, 2026-12-03; the strict xfail in
-tests/test_physics_conservation.py): a reused result is a held value, so it
-lags the motion, and a slow, weakly damped mode can take energy from the lag.
-A disc lying 3.4 deg off flat beside a 12-disc tower 78 mm away (the axis
-tolerance there is 2 ``reuse_rel`` = 5 mrad, ~0.3 deg of its rocking) rocks
-on its rim at 1-4 mm/s for as long as it is simulated, sleeping off, and
-jostles the tower 1.6 mm; with far pairs computed every step it is at rest
-within a second (0.24 mm). In the 486 episodes of six standard games
-(cautious vs aggressive, seed 2026) replayed without any reuse, 3 instead of
-5 ran to the step budget and the physics steps fell 4 %, for 3.7x the CPU.
-Tighter tolerances only slow the pumping (``reuse_rel`` 0.00025 still rocks
-at 0.3 mm/s); a fix has to take the lag out, e.g. the exact dipole term
-every step plus a held correction (~+1.5 us a body step: ~25 far pairs at
-~0.06 us), not measured here.
+Lead (``reuse_lead``, physics 0.11.0): a reused result is a held value, and
+a value held from where it was computed lags the motion; a slow, weakly
+damped mode can take energy from that lag. So the movers' loop computes a
+pair ahead (``_recompute_led``): the pose the pair reaches, moving on as it
+moves now (relative velocity, and each axis turning with its body's spin; a
+near pair's in i's frame), when the quickest of its key's parts has gone
+``reuse_lead`` (0.9) of its tolerance, and keys the result there. The pose
+of the moment starts 0.9 of a tolerance behind the key and is reused until it
+is a tolerance past it, so the held value sits near the middle of the stretch
+it serves (no lag to first order) and serves ~1.9 tolerances instead of one.
+Sleepers' wake checks (``magnetic_on``) compute at the pose of the moment.
+Measured (session 21, 2026-12-03): the 1,407 episodes of 20 standard games
+(cautious vs aggressive: six of seed 2026, six of seed 11, eight of seed 12)
+replayed with and without lead: CPU 10-18 % less in each of the four sets,
+body steps 3-12 % fewer, episodes run to the step budget 14 -> 4; 68 of
+the 1,407 (4.8 %) end another way (what a rounding-level change moves), and
+the outcome counts stay (leaning 412 -> 416, out 173 -> 168, fallen
+neighbours 278 -> 281, red touches 11 -> 10). A disc lying 3.4 deg off
+flat beside a 12-disc tower 78 mm away (far pairs: an axis tolerance of
+2 ``reuse_rel`` = 5 mrad, ~0.3 deg of its rocking), sleeping off, rocks on
+its rim at 1-4 mm/s and drifts to 4.3 deg without lead; with lead at up to
+~1.3 mm/s about its rest tilt (3.85 deg, as with far pairs computed every
+step, where it rests within a second): less, not gone (the strict xfail in
+tests/test_physics_conservation.py). Tighter tolerances do not remove it
+either (``reuse_rel`` 0.000625: up to 0.4 mm/s) and cost more; a fix would
+compute the dipole term of far pairs every step and hold only the rest
+(~+1.5 us a body step: ~25 far pairs at ~0.06 us), not tried.
+``reuse_lead`` = 0 is physics 0.10.0 bit for bit (pipelines.selfcheck).
 
 Arrays: pos [n,3], axis [n,3] (face normal = magnetic axis), br [n],
 force/torque accumulators [n,3]; torques about each body's centre.
@@ -54,7 +68,8 @@ import numpy as np
 from numba import njit
 
 from sim.jit import kernel
-from sim.magnetics import pair_force_torque
+from sim.magnetics import _pair, pair_force_torque
+from sim.magnetics_vec import axpy, cross, norm, scale, sub, vec
 
 
 KEY = 15   # per pair: pose (6) and, for near pairs, the result in i's body frame (9)
@@ -164,6 +179,54 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, tabl
     valid[i, j] = BODY_KEY
 
 
+@kernel
+def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness, table, cache,
+                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead):
+    """``_recompute`` at the pose the pair will reach, moving as it moves now,
+    ``lead`` of the way to where its result stops being reused (see Lead)."""
+    far = dd >= reuse_far * reuse_far
+    d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
+    wi, wj = vec(omega[i]), vec(omega[j])
+    rate_d = sub(vec(vel[j]), vec(vel[i]))
+    if far:
+        tol_p = max(reuse_pos, reuse_rel * np.sqrt(dd))
+        tol_a = max(reuse_axis, 2.0 * reuse_rel)
+        rate_i, rate_j = cross(wi, ni), cross(wj, nj)
+    else:                       # in i's frame, i's own axis stays put
+        tol_p, tol_a = reuse_pos, reuse_axis
+        rate_d = sub(rate_d, cross(wi, d))
+        rate_i, rate_j = (0.0, 0.0, 0.0), cross(sub(wj, wi), nj)
+    speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
+    if speed > 0.0:
+        t = lead / speed
+        d = axpy(t, rate_d, d)
+        ni = axpy(t, rate_i, ni)
+        ni = scale(1.0 / norm(ni), ni)
+        nj = axpy(t, rate_j, nj)
+        nj = scale(1.0 / norm(nj), nj)
+    ci = vec(pos[i])
+    result = _pair(ci, ni, (ci[0] + d[0], ci[1] + d[1], ci[2] + d[2]), nj, radius, 0.5 * thickness,
+                   br[i], br[j], table)
+    for v in range(3):
+        for k in range(3):
+            cache[i, j, 3 * v + k] = result[v][k]
+    if far:
+        for c in range(3):
+            key[i, j, c] = d[c]
+            key[i, j, 3 + c] = ni[c]
+            key[i, j, 6 + c] = nj[c]
+        valid[i, j] = WORLD_KEY
+        return
+    for c in range(3):           # j's pose in i's body frame, then the result
+        key[i, j, c] = rot[i, 0, c] * d[0] + rot[i, 1, c] * d[1] + rot[i, 2, c] * d[2]
+        key[i, j, 3 + c] = rot[i, 0, c] * nj[0] + rot[i, 1, c] * nj[1] + rot[i, 2, c] * nj[2]
+    for v in range(3):
+        for c in range(3):
+            key[i, j, 6 + 3 * v + c] = (rot[i, 0, c] * cache[i, j, 3 * v] + rot[i, 1, c] * cache[i, j, 3 * v + 1]
+                                        + rot[i, 2, c] * cache[i, j, 3 * v + 2])
+    valid[i, j] = BODY_KEY
+
+
 @njit(cache=True, fastmath=False)
 def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0):
@@ -173,13 +236,14 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     step loop calls ``magnetic_movers`` with its own."""
     movers = np.empty(pos.shape[0], np.int64)
     grp = np.full(pos.shape[0], -1, np.int64)
-    magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers, grp)
+    still = np.zeros_like(pos)
+    magnetic_movers(pos, axis, rot, still, still, br, live, awake, radius, thickness, table, far, force, torque,
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, 0.0, movers, grp)
 
 
 @kernel
-def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, movers, grp):
+def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickness, table, far, force, torque,
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
     instead of every body (O(awake x n), not O(n^2), per step). Pairs within
@@ -201,8 +265,13 @@ def magnetic_movers(pos, axis, rot, br, live, awake, radius, thickness, table, f
             within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
             if not within:
                 continue
-            if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                           reuse_axis, reuse_far, reuse_rel):
+            if _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
+                       reuse_axis, reuse_far, reuse_rel):
+                pass
+            elif lead > 0.0:
+                _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness,
+                               table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead)
+            else:
                 _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
                            cache, key, valid, reuse_far)
             for k in range(3):

@@ -178,7 +178,7 @@ _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
-_REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
+_REUSE_F, _REUSE_R, _REUSE_L = IDX["reuse_far"], IDX["reuse_rel"], IDX["reuse_lead"]
 _COAST, _TOWER_HOLD = IDX["coast"], IDX["tower_hold"]
 _BALL = IDX["rest_ball"]
 _COMPOUND = IDX["compound"]
@@ -634,8 +634,9 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
     for i in range(n):
         if live[i] and awake[i]:
             force[i, 2] -= m * g
-    magnetic_movers(pos, axis, rot, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
-                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], act, grp)
+    magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
+                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], P[_REUSE_L],
+                    act, grp)
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,

@@ -256,9 +256,9 @@ def test_a_disc_tilted_beside_a_tall_tower_comes_to_rest_with_its_far_pairs_comp
     assert max(_speeds_beside_a_tall_tower(reuse_rel=0.0)[2:]) < 5e-4
 
 
-@pytest.mark.xfail(strict=True, reason="known artefact (issue 3): a far magnetic pair's result is reused while the "
-                   "pose moved less than reuse_rel (sim.forces), a held value that lags the motion; the disc's slow, "
-                   "weakly damped rocking on its rim takes more energy from that lag than the felt takes out, and it "
-                   "keeps rocking at 1-4 mm/s (in games: an episode now and then awake to its step budget)")
+@pytest.mark.xfail(strict=True, reason="known artefact (issue 3): a magnetic pair's result is reused while the pose "
+                   "moved less than a tolerance (sim.forces), a held value; computed ahead along the motion "
+                   "(reuse_lead) it no longer lags to first order, but the disc's slow, weakly damped rocking on its "
+                   "rim still takes energy from what is left and keeps rocking at up to ~1.3 mm/s (4 mm/s without lead)")
 def test_a_disc_tilted_beside_a_tall_tower_comes_to_rest():
     assert max(_speeds_beside_a_tall_tower()[2:]) < 5e-4

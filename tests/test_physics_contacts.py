@@ -6,6 +6,7 @@ contacts jitter (sim.integrate, ``in_rest_ball``).
 """
 
 import numpy as np
+import pytest
 
 from sim.api import Intent, PhysicsParams, World, place_leaner, settle
 from sim.contacts import FACE_DOWN, FACE_UP, NO_FEATURE, SIDE, cylinder_sdf_entered
@@ -126,6 +127,42 @@ def test_near_pair_moved_as_one_piece_reuses_its_result_rotated_along():
     apart[1, 2] += 1e-5                                           # 10 um further apart: recomputed
     moved, fresh = cached(apart, rot)
     assert np.array_equal(moved, fresh) and not np.array_equal(key[0, 1], key_before)
+
+
+@pytest.mark.parametrize("gap", [0.08, 0.04])          # a far pair (world key) and a near one (body key)
+def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pose(gap):
+    """``reuse_lead``: the result of a pair moving apart is the kernel's at the
+    pose 0.9 of a tolerance ahead, reused until the pair is a tolerance past it."""
+    from sim.forces import _recompute_led, _reused, new_cache
+    from sim.magnetics import pair_force_torque
+
+    p = PhysicsParams()
+    table = World.new(p).field
+    pos = np.array([[0.0, 0.0, 0.003], [gap, 0.0, 0.003]])
+    rot = np.array([np.eye(3), np.eye(3)])
+    axis = np.ascontiguousarray(rot[:, :, 2])
+    vel, omega = np.array([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0]]), np.zeros((2, 3))
+    br = np.full(2, p.br)
+    cache, key, valid = new_cache(2)
+    tol = max(p.reuse_pos, p.reuse_rel * gap) if gap >= p.reuse_far else p.reuse_pos
+
+    def served(x):
+        d = pos[1] - pos[0] + (x, 0.0, 0.0)
+        return _reused(0, 1, d[0], d[1], d[2], d @ d, axis, rot, cache, key, valid, p.reuse_pos, p.reuse_axis,
+                       p.reuse_far, p.reuse_rel)
+
+    d = pos[1] - pos[0]
+    _recompute_led(0, 1, d[0], d[1], d[2], d @ d, pos, axis, rot, vel, omega, br, p.magnet_radius,
+                   p.magnet_thickness, table, cache, key, valid, p.reuse_pos, p.reuse_axis, p.reuse_far,
+                   p.reuse_rel, p.reuse_lead)
+    assert key[0, 1, 0] == pytest.approx(gap + p.reuse_lead * tol, rel=1e-12)
+    ahead = np.zeros(9)
+    pair_force_torque(pos[0], axis[0], pos[1] + (p.reuse_lead * tol, 0, 0), axis[1], p.magnet_radius,
+                      p.magnet_thickness, p.br, p.br, table, ahead)
+    assert np.abs(cache[0, 1] - ahead).max() <= 1e-12 * np.abs(ahead).max()
+    lead = p.reuse_lead * tol
+    assert served(0.0) and served(lead) and served(lead + 0.99 * tol)
+    assert not served(lead + 1.01 * tol) and not served(-0.11 * tol)
 
 
 def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():

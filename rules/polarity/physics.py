@@ -9,7 +9,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``contact_substeps``, when set, the core's sub-steps of moving contacts;
   ``tower_hold`` false, the wake check of physics 0.7.0 and before;
   ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart;
-  ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone);
+  ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone;
+  ``reuse_lead`` 0, physics 0.10.0: magnetic pair results held from the pose
+  they were computed at, not from a pose ahead along the pair's motion);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -56,6 +58,8 @@ def physics_params(rules):
         update["tower_at_rest"] = False
     if not rules.compound:
         update["compound"] = False
+    if rules.reuse_lead is not None:
+        update["reuse_lead"] = rules.reuse_lead
     return base.model_copy(update=update)
 
 
