@@ -1,0 +1,53 @@
+"""benchmarks/replay_episodes.py replays a game's episodes as they were played, and
+shows a physics change against them."""
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from rules.base import GameSpec, StrategySpec
+from rules.polarity.model import PolarityRules
+from rules.seeds import game_seed
+
+SHORT = PolarityRules(stack_size=5, foundations=2, max_attempts=3)
+
+
+@pytest.fixture(scope="module")
+def tool():
+    root = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    import sys
+
+    sys.path.insert(0, root)
+    try:
+        yield importlib.import_module("replay_episodes")
+    finally:
+        sys.path.remove(root)
+
+
+@pytest.fixture(scope="module")
+def episodes(tool):
+    seats = (StrategySpec.parse("cautious"), StrategySpec.parse("aggressive"))
+    return tool.record([GameSpec(0, game_seed(3, 0), "standard", SHORT, seats)])
+
+
+def test_replayed_as_is_the_episodes_are_the_games_own_on_both_sides(tool, episodes):
+    out = tool.replay(episodes, {})
+    assert out["episodes"] == len(episodes) > 3 and out["a_reproduces_the_games"]
+    assert out["changed"] == 0
+    for key in ("steps", "body_steps", "step_budget", "counts"):
+        assert out["A"][key] == out["B"][key], key
+
+
+def test_a_physics_change_shows_in_the_steps_of_side_b(tool, episodes):
+    out = tool.replay(episodes, {"reuse_lead": 0.0})
+    assert out["a_reproduces_the_games"] and out["overrides"] == {"reuse_lead": 0.0}
+    assert out["A"]["body_steps"] != out["B"]["body_steps"]
+
+
+@pytest.mark.parametrize("pair, word", [("gravity_well=1", "not a PhysicsParams field"),
+                                        ("radius=0.02", "recorded worlds are built from it"),
+                                        ("reuse_lead=1.5", "less than 1")])
+def test_a_bad_override_is_refused_before_any_game(tool, pair, word):
+    with pytest.raises(SystemExit, match=word):
+        tool.parse_sets([pair])
