@@ -42,13 +42,15 @@ of the moment starts 0.9 of a tolerance behind the key and is reused until it
 is a tolerance past it, so the held value sits near the middle of the stretch
 it serves (no lag to first order) and serves ~1.9 tolerances instead of one.
 Sleepers' wake checks (``magnetic_on``) compute at the pose of the moment.
-Measured (session 21, 2026-12-03): the 1,407 episodes of 20 standard games
-(cautious vs aggressive: six of seed 2026, six of seed 11, eight of seed 12)
-replayed with and without lead: CPU 10-18 % less in each of the four sets,
-body steps 3-12 % fewer, episodes run to the step budget 14 -> 4; 68 of
-the 1,407 (4.8 %) end another way (what a rounding-level change moves), and
-the outcome counts stay (leaning 412 -> 416, out 173 -> 168, fallen
-neighbours 278 -> 281, red touches 11 -> 10). A disc lying 3.4 deg off
+Measured (session 21, 2026-12-03), the episodes of standard games (cautious
+vs aggressive) replayed from their recorded worlds with and without lead, in
+seven sets of 6-8 games (3,002 episodes; ``benchmarks/replay_episodes.py``
+for the last three): CPU 3-18 % less in every set (median 11 %; a near
+pair's result serves ~1.9 tolerances), body steps -12 % to +6 %, episodes
+run to the step budget 31 -> 19; 4-5.5 % of the episodes end another way
+(what a rounding-level change moves), and the outcome counts stay (e.g. the
+first four sets: leaning 412 -> 416, out 173 -> 168, fallen neighbours
+278 -> 281, red touches 11 -> 10, 4 gained and 4 lost). A disc lying 3.4 deg off
 flat beside a 12-disc tower 78 mm away (far pairs: an axis tolerance of
 2 ``reuse_rel`` = 5 mrad, ~0.3 deg of its rocking), sleeping off, rocks on
 its rim at 1-4 mm/s and drifts to 4.3 deg without lead; with lead at up to
