@@ -30,7 +30,7 @@ from pipelines.stats.proportion import score_rate, wilson
 from pipelines.stats.tally import Tally
 
 LEVEL = 0.95
-SAFETY_LIMITS = ("turn_limit", "step_budget")
+SAFETY_LIMITS = ("turn_limit", "stalled", "step_budget")   # ends the engine imposes, not the rules
 
 OUTCOME_SQL = """
 SELECT {keys}

@@ -471,6 +471,28 @@ def test_turn_limit_is_a_safety_cap():
     assert [t["outcome"] for t in turns[4:]] == ["gave_up"] * 4
 
 
+def test_r5_both_players_giving_up_on_their_last_stall_rounds_turns_ends_the_game_as_stalled():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_attempts=1, stall_rounds=2)
+    row, turns = make_game([falls_flat] * 10, rules=rules, setup=False).play()
+    assert row["end_reason"] == "stalled" and row["n_turns"] == 4 + 2 * 2
+    assert [t["outcome"] for t in turns[4:]] == ["gave_up"] * 4
+    assert (row["winner"], row["score_0"], row["score_1"]) == (-1, -4.0, -4.0)   # R18 on the unchanged table
+
+
+def test_r5_a_placement_between_give_ups_starts_the_stall_count_again():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_attempts=1, stall_rounds=2)
+    row, turns = make_game([falls_flat] * 3 + [lean_ok] + [falls_flat] * 10, rules=rules, setup=False).play()
+    assert [t["outcome"] for t in turns[4:]] == ["gave_up"] * 3 + ["placed"] + ["gave_up"] * 4
+    assert row["end_reason"] == "stalled" and row["n_turns"] == 4 + 8
+
+
+def test_r5_stall_rounds_0_plays_give_ups_on_to_the_turn_limit():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_turns=12, max_attempts=1,
+                          stall_rounds=0)
+    row, turns = make_game([falls_flat] * 20, rules=rules, setup=False).play()
+    assert row["end_reason"] == "turn_limit" and [t["outcome"] for t in turns[4:]] == ["gave_up"] * 12
+
+
 def test_r4_a_leaner_off_an_opponents_disc_is_an_illegal_move():
     from rules.polarity.engine import check_legal
 

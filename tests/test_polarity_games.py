@@ -13,7 +13,7 @@ from rules.polarity.physics import physics_params, physics_version
 from rules.polarity.records import play_batch
 from rules.seeds import game_seed
 
-LEGAL_ENDS = {"stack_empty", "red_touched", "red_moved", "no_colour_on_mat", "step_budget", "turn_limit"}
+LEGAL_ENDS = {"stack_empty", "red_touched", "red_moved", "no_colour_on_mat", "stalled", "step_budget", "turn_limit"}
 SHORT = PolarityRules(stack_size=6, foundations=2, max_attempts=4)  # short games keep the default run fast
 
 

@@ -455,12 +455,18 @@ class Game:
         try:
             self.setup()
             seat = 0
+            idle = 0                        # turns in a row that changed nothing: R5 give-ups
             while True:
                 if self.turn - self.setup_turns >= self.rules.max_turns:
                     raise GameOver("turn_limit")
                 if self.table.stacks[seat] > 0:
+                    first = len(self.rows)
                     self.play_turn(seat)
                     self.turn += 1
+                    outcomes = {r["outcome"] for r in self.rows[first:]}
+                    idle = idle + 1 if outcomes and outcomes <= {"gave_up", "no_move"} else 0
+                    if self.rules.stall_rounds and idle >= 2 * self.rules.stall_rounds:
+                        raise GameOver("stalled")
                 elif any(g.captor == seat for g in self.table.pending):
                     # R10 under end_when=both_stacks_empty: a player with no disc left
                     # still captures the groups made for it; it only cannot place

@@ -60,6 +60,8 @@ class PolarityRules(RulesBase):
     unsettled: Literal["freeze", "end_game"] = Field(
         "freeze", description="R19: an episode not at rest within the budget is frozen and read, or ends the game (step_budget)")
     max_turns: int = Field(400, ge=1, description="safety cap on turns; the game ends as turn_limit")
+    stall_rounds: int = Field(
+        5, ge=0, description="R5: the game ends as stalled, scored as at R17, once both players have given up on each of their last this many turns (0: play on to max_turns)")
     magnet_strength: float = Field(1.0, gt=0, description="physics: scale on the magnets' remanence Br")
     contact_substeps: int | None = Field(
         None, ge=1, description="physics: sub-steps of a contact step; unset = the core's 3; 1 = physics 0.6.0 (~1.4x cheaper)")

@@ -9,7 +9,7 @@ games (one row per game)
     game_index int64; winner int8 (0 White, 1 Black, -1 draw, null: failed or
     ``step_budget``); score_0, score_1 float64 (R18: tower discs - stack);
     end_reason string (stack_empty | red_touched | red_moved |
-    no_colour_on_mat | step_budget | turn_limit | physics_error, null for a
+    no_colour_on_mat | stalled | step_budget | turn_limit | physics_error, null for a
     strategy error); n_turns int32 (turns played, setup placements included);
     status string (ok | error); error string; loser int8 (seat that lost by a
     sudden end, else null); loser_cause string (R14 | R15 | R16 | null);
