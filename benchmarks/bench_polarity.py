@@ -132,6 +132,14 @@ from rules.polarity.records import play_batch  # noqa: E402
 from rules.seeds import game_seed  # noqa: E402
 
 
+def add_game_args(ap) -> None:
+    """The games a companion script plays (``profile_polarity``, ``replay_episodes``): ``specs``'s arguments."""
+    ap.add_argument("--games", type=int, default=6)
+    ap.add_argument("--strategies", default="cautious,aggressive", metavar="A,B")
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--variant", default="standard")
+
+
 def specs(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None) -> list[GameSpec]:
     rules = GAME.with_overrides(GAME.variant(variant), sets or {})
     pa_, pb = StrategySpec.parse(a), StrategySpec.parse(b)

@@ -41,7 +41,7 @@ from rules.base import GameSpec  # noqa: E402
 from rules.polarity.physics import core  # noqa: E402
 from rules.polarity.records import play_one  # noqa: E402
 
-from bench_polarity import specs  # noqa: E402
+from bench_polarity import add_game_args, specs  # noqa: E402
 
 VERBS = ("lay_flat", "place_leaner", "push_flat", "place_tower")
 
@@ -154,10 +154,7 @@ def show(out: dict) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=6)
-    ap.add_argument("--strategies", default="cautious,aggressive", metavar="A,B")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--variant", default="standard")
+    add_game_args(ap)
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)

@@ -43,7 +43,7 @@ from rules.polarity.physics import core  # noqa: E402
 from rules.polarity.records import play_one  # noqa: E402
 from sim.params import PhysicsParams  # noqa: E402
 
-from bench_polarity import specs  # noqa: E402
+from bench_polarity import add_game_args, specs  # noqa: E402
 
 VERBS = ("place_leaner", "push_flat", "place_tower")
 
@@ -142,10 +142,7 @@ def parse_sets(pairs: list[str]) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=6)
-    ap.add_argument("--strategies", default="cautious,aggressive", metavar="A,B")
-    ap.add_argument("--seed", type=int, default=2026)
-    ap.add_argument("--variant", default="standard")
+    add_game_args(ap)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="a PhysicsParams field for side B (repeatable)")
     ap.add_argument("--json", type=Path)
