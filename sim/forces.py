@@ -198,17 +198,19 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         tol_p, tol_a = reuse_pos, reuse_axis
         rate_d = sub(rate_d, cross(wi, d))
         rate_i, rate_j = (0.0, 0.0, 0.0), cross(sub(wj, wi), nj)
-    speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
+    speed = 0.0                 # a zero tolerance reuses nothing: nothing to lead
+    if tol_p > 0.0 and tol_a > 0.0:
+        speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
+    ci, cj = vec(pos[i]), vec(pos[j])
     if speed > 0.0:
         t = lead / speed
         d = axpy(t, rate_d, d)
+        cj = (ci[0] + d[0], ci[1] + d[1], ci[2] + d[2])
         ni = axpy(t, rate_i, ni)
         ni = scale(1.0 / norm(ni), ni)
         nj = axpy(t, rate_j, nj)
         nj = scale(1.0 / norm(nj), nj)
-    ci = vec(pos[i])
-    result = _pair(ci, ni, (ci[0] + d[0], ci[1] + d[1], ci[2] + d[2]), nj, radius, 0.5 * thickness,
-                   br[i], br[j], table)
+    result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table)
     for v in range(3):
         for k in range(3):
             cache[i, j, 3 * v + k] = result[v][k]

@@ -165,6 +165,19 @@ def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pos
     assert not served(lead + 1.01 * tol) and not served(-0.11 * tol)
 
 
+def test_with_the_pair_cache_off_a_placement_runs_and_matches_no_lead():
+    """Zero tolerances reuse nothing, so computing ahead has no stretch to serve: lead changes nothing."""
+    def placed(lead):
+        w = World.new(PhysicsParams(reuse_pos=0.0, reuse_axis=0.0, reuse_rel=0.0, reuse_lead=lead))
+        host = w.add_flat(0.0, 0.0, 1)
+        w.add_flat(0.07, 0.01, -1)
+        ep = place_leaner(w, Intent(host, 0.3, 0.056, np.radians(45.0), 1))
+        return ep.status, ep.steps, w.pos.copy()
+
+    (status, steps, pos), (_, steps0, pos0) = placed(0.9), placed(0.0)
+    assert status == "settled" and steps == steps0 and np.array_equal(pos, pos0)
+
+
 def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():
     # A swinging leaner slows at each end of its swing; sleeping must not
     # freeze it there. Released around the balance (tilt 40-50 deg, base
