@@ -164,21 +164,7 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, tabl
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
     pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j], table,
                       cache[i, j])
-    if dd >= reuse_far * reuse_far:
-        key[i, j, 0], key[i, j, 1], key[i, j, 2] = d0, d1, d2
-        for c in range(3):
-            key[i, j, 3 + c] = axis[i, c]
-            key[i, j, 6 + c] = axis[j, c]
-        valid[i, j] = WORLD_KEY
-        return
-    pose = _body_pose(i, j, d0, d1, d2, axis, rot)
-    for c in range(6):
-        key[i, j, c] = pose[c]
-    for v in range(3):
-        for c in range(3):
-            key[i, j, 6 + 3 * v + c] = (rot[i, 0, c] * cache[i, j, 3 * v] + rot[i, 1, c] * cache[i, j, 3 * v + 1]
-                                        + rot[i, 2, c] * cache[i, j, 3 * v + 2])
-    valid[i, j] = BODY_KEY
+    _keep(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), dd >= reuse_far * reuse_far, rot, cache, key, valid)
 
 
 @kernel
@@ -214,6 +200,13 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
     for v in range(3):
         for k in range(3):
             cache[i, j, 3 * v + k] = result[v][k]
+    _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
+
+
+@kernel(inline="always")
+def _keep(i, j, d, ni, nj, far, rot, cache, key, valid):
+    """Key the result in ``cache[i, j]`` by the pose it was computed at: c_j - c_i = d, the
+    axes ni, nj (world frame for a far pair; j's pose and the result in i's frame for a near one)."""
     if far:
         for c in range(3):
             key[i, j, c] = d[c]
@@ -221,7 +214,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
             key[i, j, 6 + c] = nj[c]
         valid[i, j] = WORLD_KEY
         return
-    for c in range(3):           # j's pose in i's body frame, then the result
+    for c in range(3):
         key[i, j, c] = rot[i, 0, c] * d[0] + rot[i, 1, c] * d[1] + rot[i, 2, c] * d[2]
         key[i, j, 3 + c] = rot[i, 0, c] * nj[0] + rot[i, 1, c] * nj[1] + rot[i, 2, c] * nj[2]
     for v in range(3):
