@@ -56,11 +56,15 @@ def others_reacted(ep) -> bool:
     )
 
 
+def action_state(verb: str, ep) -> str:
+    """What a try's Action Disc became (its final state, ``gone`` if it left); "" for other verbs."""
+    if verb != "place_leaner":
+        return ""
+    return next((b.state.value for b in ep.final if b.id == ep.action), "gone")
+
+
 def kind(verb: str, ep) -> tuple[str, str, str, str]:
-    state = ""
-    if verb == "place_leaner":
-        state = next((b.state.value for b in ep.final if b.id == ep.action), "gone")
-    return verb, ep.status, state, "reacted" if others_reacted(ep) else "still"
+    return verb, ep.status, action_state(verb, ep), "reacted" if others_reacted(ep) else "still"
 
 
 class Ledger:

@@ -44,6 +44,7 @@ from rules.polarity.records import play_one  # noqa: E402
 from sim.params import PhysicsParams  # noqa: E402
 
 from bench_polarity import add_game_args, specs  # noqa: E402
+from profile_polarity import action_state  # noqa: E402
 
 VERBS = ("place_leaner", "push_flat", "place_tower")
 
@@ -75,8 +76,8 @@ def record(games) -> list[tuple]:
 
 
 def outcome(verb: str, ep) -> tuple:
-    state = next((b.state.value for b in ep.final if b.id == ep.action), "gone") if verb == "place_leaner" else ""
-    return (ep.status, state, bool(ep.fallen), bool(ep.new_contacts), bool(ep.red_contacts), bool(ep.in_hand))
+    return (ep.status, action_state(verb, ep), bool(ep.fallen), bool(ep.new_contacts), bool(ep.red_contacts),
+            bool(ep.in_hand))
 
 
 def with_params(world, overrides: dict):
@@ -131,13 +132,13 @@ def parse_sets(pairs: list[str]) -> dict:
         if key in GEOMETRY:
             raise SystemExit(f"error: --set {key}: the recorded worlds are built from it; compare such a "
                              "change with polsim compare")
-        out[key] = json.loads(value.lower()) if value.lower() in ("true", "false") else float(value)
-    try:                            # a bad value is refused before any game is played
-        PhysicsParams(**out)
+        out[key] = value
+    try:                            # parsed, and a bad value refused, before any game is played
+        params = PhysicsParams(**out)
     except ValidationError as e:
         first = e.errors()[0]
         raise SystemExit(f"error: --set {first['loc'][0]}: {first['msg']}") from None
-    return out
+    return {key: getattr(params, key) for key in out}
 
 
 def main(argv=None) -> int:

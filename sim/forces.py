@@ -171,7 +171,8 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, tabl
 def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness, table, cache,
                    key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead):
     """``_recompute`` at the pose the pair will reach, moving as it moves now,
-    ``lead`` of the way to where its result stops being reused (see Lead)."""
+    ``lead`` of the way to where its result stops being reused (see Lead); with
+    ``lead`` 0, a zero tolerance or a pair at rest, bit for bit ``_recompute``."""
     far = dd >= reuse_far * reuse_far
     d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
     wi, wj = vec(omega[i]), vec(omega[j])
@@ -185,7 +186,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         rate_d = sub(rate_d, cross(wi, d))
         rate_i, rate_j = (0.0, 0.0, 0.0), cross(sub(wj, wi), nj)
     speed = 0.0                 # a zero tolerance reuses nothing: nothing to lead
-    if tol_p > 0.0 and tol_a > 0.0:
+    if lead > 0.0 and tol_p > 0.0 and tol_a > 0.0:
         speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
     ci, cj = vec(pos[i]), vec(pos[j])
     if speed > 0.0:
@@ -262,15 +263,10 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
             within, d0, d1, d2, dd = _pair_within(i, j, pos, far)
             if not within:
                 continue
-            if _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                       reuse_axis, reuse_far, reuse_rel):
-                pass
-            elif lead > 0.0:
+            if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
+                           reuse_axis, reuse_far, reuse_rel):
                 _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness,
                                table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead)
-            else:
-                _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
-                           cache, key, valid, reuse_far)
             for k in range(3):
                 force[j, k] += cache[i, j, k]
                 force[i, k] -= cache[i, j, k]

@@ -2,6 +2,7 @@
 shows a physics change against them."""
 
 import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,6 @@ SHORT = PolarityRules(stack_size=5, foundations=2, max_attempts=3)
 @pytest.fixture(scope="module")
 def tool():
     root = str(Path(__file__).resolve().parents[1] / "benchmarks")
-    import sys
-
     sys.path.insert(0, root)
     try:
         yield importlib.import_module("replay_episodes")
