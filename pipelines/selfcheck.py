@@ -20,16 +20,18 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
-# recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-03; the
+# recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-03 (0.12.0); the
 # older digests below were recorded on an AMD EPYC and still match here (sim.detmath)
-REFERENCE = {"physics_version": "0.11.0",
-             "fingerprint": "907838532b80a802ab121034d96feeff122e48cf2333695648641a18be8a3b07"}
+REFERENCE = {"physics_version": "0.12.0",
+             "fingerprint": "7fbf1a6d2ab8c8588128d0e1ecf8d1726e5db18946bba396c1d3cee3a4cb4b1c"}
 # earlier physics, which the knobs that restore it must print too (each also
-# with reuse_lead = 0): 0.10.0 with reuse_lead = 0; 0.9.0 (and 0.8.0, which
+# with far_dipole = 0, and all before 0.11.0 with reuse_lead = 0): 0.11.0 with
+# far_dipole = 0; 0.10.0 with reuse_lead = 0; 0.9.0 (and 0.8.0, which
 # changed only captures, not played here) with compound = False; 0.6.0 (no
 # contact sub-steps; commit 9d4ec2a with these columns) with contact_substeps
 # = 1 and tower_hold = False; 0.7.0 with tower_hold = False (each with
 # compound = False)
+REFERENCE_0_11_0 = "907838532b80a802ab121034d96feeff122e48cf2333695648641a18be8a3b07"
 REFERENCE_0_10_0 = "b447c85e7a75cfeb79b6c09023233865ca2b11f458f7e072caf474505d49c80d"
 REFERENCE_0_9_0 = "76b326e94a8315911e05dc3ab297fbf33f417b36a929ced3efde625d728acfb3"
 REFERENCE_SINGLE_STEPS = "dd1f8de89f48fab5850838db1ba1efc3d5021d6949224a8508162d1dadeb0627"
@@ -42,7 +44,7 @@ IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label"
 @lru_cache(maxsize=4)
 def fingerprint(**physics) -> str:
     """The digest; ``physics`` overrides the core's parameters that the rules
-    also carry (``contact_substeps``, ``tower_hold``, ``compound``, ``reuse_lead``: see the references)."""
+    also carry (``contact_substeps``, ``tower_hold``, ``compound``, ``reuse_lead``, ``far_dipole``: see the references)."""
     import numpy as np
     import pyarrow.parquet as pq
 

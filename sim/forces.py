@@ -56,11 +56,23 @@ flat beside a 12-disc tower 78 mm away (far pairs: an axis tolerance of
 its rim at 1-4 mm/s and drifts to 4.3 deg without lead; with lead at up to
 ~1.3 mm/s about its rest tilt (3.85 deg, as with far pairs computed every
 step, where it rests within a second): less, not gone (the strict xfail in
-tests/test_physics_conservation.py). Tighter tolerances do not remove it
-either (``reuse_rel`` 0.000625: up to 0.4 mm/s) and cost more; a fix would
-compute the dipole term of far pairs every step and hold only the rest
-(~+1.5 us a body step: ~25 far pairs at ~0.06 us), not tried.
+tests/test_physics_conservation.py until physics 0.12.0). Tighter tolerances
+do not remove it either (``reuse_rel`` 0.000625: up to 0.4 mm/s) and cost more.
 ``reuse_lead`` = 0 is physics 0.10.0 bit for bit (pipelines.selfcheck).
+
+Split (``far_dipole``, physics 0.12.0): a far pair closer than ``far_dipole``
+holds only what its result has beyond the dipole term of its two magnets
+(``_hold_remainder``: kernel less dipole, at the pose of the moment) and adds
+the dipole term of the moment every step (``_split_total``, ~10-15 ns; valid
+= ``WORLD_SPLIT``). What is held, and lags, is then a small part of what it
+was: the remainder is 12 / 7 / 3 % of the force at 6 / 8 / 12 cm (median over
+random poses; torque alike); the remainder is held from the pose it was
+computed at (no lead: ahead of a rocking disc's turning point a led value
+pushes on past it, and leading a value that softens the rocking pumps it).
+The disc beside the 12-disc tower comes to rest within 2 s (speed < 1e-7 m/s
+after 4 s). Pairs beyond ``far_dipole`` keep the held result with lead: there
+a held value's error (its stiffness x the tolerance) is ~(d/reach)^-4 of
+what it is at the reach.
 
 Arrays: pos [n,3], axis [n,3] (face normal = magnetic axis), br [n],
 force/torque accumulators [n,3]; torques about each body's centre.
@@ -70,12 +82,13 @@ import numpy as np
 from numba import njit
 
 from sim.jit import kernel
-from sim.magnetics import _pair, pair_force_torque
+from sim.magnetics import _dipole_pair, _pair, pair_force_torque
 from sim.magnetics_vec import axpy, cross, norm, scale, sub, vec
 
 
-KEY = 15   # per pair: pose (6) and, for near pairs, the result in i's body frame (9)
-WORLD_KEY, BODY_KEY = 1, 2   # valid[i, j]: what key[i, j] holds
+KEY = 18   # per pair: pose (6; 9 far) and the result in i's body frame (9, near) or the held remainder (9, far)
+SPLIT = 9  # key[i, j, SPLIT:]: a split far pair's held remainder (Split)
+WORLD_KEY, BODY_KEY, WORLD_SPLIT = 1, 2, 3   # valid[i, j]: what key[i, j] holds
 
 
 def new_cache(n: int):
@@ -84,7 +97,7 @@ def new_cache(n: int):
 
 @kernel
 def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, key, valid,
-                reuse_pos, reuse_axis, reuse_far, reuse_rel):
+                reuse_pos, reuse_axis, reuse_far, reuse_rel, split=0.0):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
     frame) unless the stored one is still good; False (nothing) beyond ``far``.
     The step's pair loops (``magnetic_movers``, ``magnetic_on``) spell these
@@ -95,9 +108,9 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, 
     if not within:
         return False
     if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
-                   reuse_far, reuse_rel):
+                   reuse_far, reuse_rel, br, radius, thickness):
         _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
-                   valid, reuse_far)
+                   valid, reuse_far, split)
     return True
 
 
@@ -111,16 +124,17 @@ def _pair_within(i, j, pos, far):
 
 @kernel(inline="always")
 def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
-            reuse_far, reuse_rel):
+            reuse_far, reuse_rel, br, radius, thickness):
     """True if the stored result of pair (i, j), centres d apart (dd = |d|^2),
     still holds; a near pair's is then rotated into cache[i, j].
 
     Kept apart from the kernel call (``_recompute``): numba does not inline a
     function as big as the two together, and a call with this many array
     arguments costs ~50 ns, more than the test itself (a mid-game step makes
-    ~25 such tests per awake body)."""
+    ~25 such tests per awake body). A split far pair's result is its held
+    remainder plus the dipole term at the pose of the moment (Split)."""
     if dd >= reuse_far * reuse_far:          # far: world-frame key, relative tolerance
-        if valid[i, j] != WORLD_KEY:
+        if valid[i, j] != WORLD_KEY and valid[i, j] != WORLD_SPLIT:
             return False
         tol_p = max(reuse_pos, reuse_rel * np.sqrt(dd))
         tol_a = max(reuse_axis, 2.0 * reuse_rel)
@@ -129,7 +143,11 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
               + (axis[i, 2] - key[i, j, 5]) ** 2)
         db = ((axis[j, 0] - key[i, j, 6]) ** 2 + (axis[j, 1] - key[i, j, 7]) ** 2
               + (axis[j, 2] - key[i, j, 8]) ** 2)
-        return dp < tol_p * tol_p and da < tol_a * tol_a and db < tol_a * tol_a
+        if dp >= tol_p * tol_p or da >= tol_a * tol_a or db >= tol_a * tol_a:
+            return False
+        if valid[i, j] == WORLD_SPLIT:
+            _split_total(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), br, radius, thickness, cache, key)
+        return True
     if valid[i, j] != BODY_KEY:
         return False
     # near: the pose of j in i's body frame, so a pair moving as one piece
@@ -158,23 +176,52 @@ def _body_pose(i, j, d0, d1, d2, axis, rot):
             rot[i, 0, 2] * axis[j, 0] + rot[i, 1, 2] * axis[j, 1] + rot[i, 2, 2] * axis[j, 2])
 
 
+@kernel(inline="always")
+def _split_total(i, j, d, ni, nj, br, radius, thickness, cache, key):
+    """cache[i, j] = the far pair's held remainder + its dipole term at pose (d, ni, nj)."""
+    dip = _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
+    for v in range(3):
+        for k in range(3):
+            cache[i, j, 3 * v + k] = key[i, j, SPLIT + 3 * v + k] + dip[v][k]
+
+
+@kernel(inline="always")
+def _hold_remainder(i, j, result, d, ni, nj, br, radius, thickness, key, valid):
+    """key[i, j, SPLIT:] = ``result`` (the kernel's at pose d, ni, nj) less its dipole term;
+    the pair is split."""
+    dip = _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
+    for v in range(3):
+        for k in range(3):
+            key[i, j, SPLIT + 3 * v + k] = result[v][k] - dip[v][k]
+    valid[i, j] = WORLD_SPLIT
+
+
 @kernel
 def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
-               valid, reuse_far):
+               valid, reuse_far, split=0.0):
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
     pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j], table,
                       cache[i, j])
-    _keep(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), dd >= reuse_far * reuse_far, rot, cache, key, valid)
+    far = dd >= reuse_far * reuse_far
+    _keep(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), far, rot, cache, key, valid)
+    if far and dd < split * split:
+        c = cache[i, j]
+        _hold_remainder(i, j, ((c[0], c[1], c[2]), (c[3], c[4], c[5]), (c[6], c[7], c[8])),
+                        (d0, d1, d2), vec(axis[i]), vec(axis[j]), br, radius, thickness, key, valid)
 
 
 @kernel
 def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness, table, cache,
-                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead):
+                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead, split=0.0):
     """``_recompute`` at the pose the pair will reach, moving as it moves now,
     ``lead`` of the way to where its result stops being reused (see Lead); with
-    ``lead`` 0, a zero tolerance or a pair at rest, bit for bit ``_recompute``."""
+    ``lead`` 0, a zero tolerance or a pair at rest, bit for bit ``_recompute``.
+    A far pair closer than ``split`` holds the result less its dipole term, computed
+    at the pose of the moment, and serves the dipole term of the moment on top (Split)."""
     far = dd >= reuse_far * reuse_far
+    split_now = far and dd < split * split
     d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
+    d_now, ni_now, nj_now = d, ni, nj
     wi, wj = vec(omega[i]), vec(omega[j])
     rate_d = sub(vec(vel[j]), vec(vel[i]))
     if far:
@@ -186,7 +233,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         rate_d = sub(rate_d, cross(wi, d))
         rate_i, rate_j = (0.0, 0.0, 0.0), cross(sub(wj, wi), nj)
     speed = 0.0                 # a zero tolerance reuses nothing: nothing to lead
-    if lead > 0.0 and tol_p > 0.0 and tol_a > 0.0:
+    if lead > 0.0 and tol_p > 0.0 and tol_a > 0.0 and not split_now:
         speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
     ci, cj = vec(pos[i]), vec(pos[j])
     if speed > 0.0:
@@ -202,6 +249,9 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         for k in range(3):
             cache[i, j, 3 * v + k] = result[v][k]
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
+    if split_now:
+        _hold_remainder(i, j, result, d, ni, nj, br, radius, thickness, key, valid)
+        _split_total(i, j, d_now, ni_now, nj_now, br, radius, thickness, cache, key)
 
 
 @kernel(inline="always")
@@ -227,7 +277,7 @@ def _keep(i, j, d, ni, nj, far, rot, cache, key, valid):
 
 @njit(cache=True, fastmath=False)
 def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
-                 cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0):
+                 cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0, split=0.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
     sleeper moves nobody, so it is skipped). Allocates its work list; the
@@ -236,12 +286,13 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     grp = np.full(pos.shape[0], -1, np.int64)
     still = np.zeros_like(pos)
     magnetic_movers(pos, axis, rot, still, still, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, 0.0, movers, grp)
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, 0.0, movers, grp, split)
 
 
 @kernel
 def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickness, table, far, force, torque,
-                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp):
+                    cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp,
+                    split=0.0):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
     instead of every body (O(awake x n), not O(n^2), per step). Pairs within
@@ -264,9 +315,10 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
             if not within:
                 continue
             if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                           reuse_axis, reuse_far, reuse_rel):
+                           reuse_axis, reuse_far, reuse_rel, br, radius, thickness):
                 _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness,
-                               table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead)
+                               table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead,
+                               split)
             for k in range(3):
                 force[j, k] += cache[i, j, k]
                 force[i, k] -= cache[i, j, k]
@@ -276,7 +328,7 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
 
 @kernel
 def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache, key,
-                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0):
+                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0, split=0.0):
     """Total magnetic force and torque on body i from every live body."""
     for k in range(6):
         out6[k] = 0.0
@@ -288,9 +340,9 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
         if not within:
             continue
         if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                       reuse_axis, reuse_far, reuse_rel):
+                       reuse_axis, reuse_far, reuse_rel, br, radius, thickness):
             _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
-                       cache, key, valid, reuse_far)
+                       cache, key, valid, reuse_far, split)
         for k in range(3):
             if i == hi:
                 out6[k] += cache[lo, hi, k]

@@ -149,7 +149,7 @@ def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pos
     def served(x):
         d = pos[1] - pos[0] + (x, 0.0, 0.0)
         return _reused(0, 1, d[0], d[1], d[2], d @ d, axis, rot, cache, key, valid, p.reuse_pos, p.reuse_axis,
-                       p.reuse_far, p.reuse_rel)
+                       p.reuse_far, p.reuse_rel, br, p.magnet_radius, p.magnet_thickness)
 
     d = pos[1] - pos[0]
     _recompute_led(0, 1, d[0], d[1], d[2], d @ d, pos, axis, rot, vel, omega, br, p.magnet_radius,
@@ -163,6 +163,56 @@ def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pos
     lead = p.reuse_lead * tol
     assert served(0.0) and served(lead) and served(lead + 0.99 * tol)
     assert not served(lead + 1.01 * tol) and not served(-0.11 * tol)
+
+
+@pytest.mark.parametrize("gap, split", [(0.08, True), (0.15, False)])   # within far_dipole's reach, and beyond
+def test_a_split_far_pair_serves_its_held_remainder_plus_the_dipole_term_of_the_moment(gap, split):
+    """``far_dipole``: a far pair within reach is computed at the pose of the moment
+    (no lead), holds the kernel's result less its dipole term, and serves that
+    remainder plus the dipole term wherever it is while reused; beyond the reach
+    the pair keeps its led, whole result."""
+    from sim.forces import WORLD_KEY, WORLD_SPLIT, _recompute_led, _reused, new_cache
+    from sim.magnetics import _dipole_pair, pair_force_torque
+
+    p = PhysicsParams(far_dipole=0.12)
+    table = World.new(p).field
+    a, b = p.magnet_radius, 0.5 * p.magnet_thickness
+    pos = np.array([[0.0, 0.0, 0.003], [gap, 0.01, 0.004]])
+    axis = np.array([[0.0, 0.0, 1.0], [0.3, 0.0, 0.954]])
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    rot = np.array([np.eye(3), np.eye(3)])                 # unused by far pairs
+    vel, omega = np.array([[0.0, 0.0, 0.0], [0.01, 0.0, 0.0]]), np.zeros((2, 3))
+    br = np.full(2, p.br)
+    cache, key, valid = new_cache(2)
+
+    def kernel(d, nj):
+        out = np.zeros(9)
+        pair_force_torque(pos[0], axis[0], pos[0] + d, nj, a, p.magnet_thickness, p.br, p.br, table, out)
+        return out
+
+    def dipole(d, nj):
+        return np.concatenate(_dipole_pair((0.0, 0.0, 0.0), tuple(axis[0]), tuple(d), tuple(nj), a, b, p.br, p.br))
+
+    d0 = pos[1] - pos[0]
+    _recompute_led(0, 1, *d0, d0 @ d0, pos, axis, rot, vel, omega, br, a, p.magnet_thickness, table, cache, key,
+                   valid, p.reuse_pos, p.reuse_axis, p.reuse_far, p.reuse_rel, p.reuse_lead, p.far_dipole)
+    tol = p.reuse_rel * np.linalg.norm(d0)
+    if not split:
+        assert valid[0, 1] == WORLD_KEY and key[0, 1, 0] == pytest.approx(d0[0] + p.reuse_lead * tol, rel=1e-12)
+        return
+    assert valid[0, 1] == WORLD_SPLIT and np.array_equal(key[0, 1, :3], d0)     # at the pose of the moment
+    exact = kernel(d0, axis[1])
+    assert np.abs(cache[0, 1] - exact).max() <= 1e-12 * np.abs(exact).max()
+    d1 = d0 + (0.6 * tol, -0.3 * tol, 0.0)                                      # moved, still within tolerance
+    nj1 = axis[1] + (0.0, 0.3 * p.reuse_rel, 0.0)
+    nj1 /= np.linalg.norm(nj1)
+    moved_axis = np.array([axis[0], nj1])
+    assert _reused(0, 1, *d1, d1 @ d1, moved_axis, rot, cache, key, valid, p.reuse_pos, p.reuse_axis,
+                   p.reuse_far, p.reuse_rel, br, a, p.magnet_thickness)
+    served = exact - dipole(d0, axis[1]) + dipole(d1, nj1)
+    assert np.abs(cache[0, 1] - served).max() <= 1e-12 * np.abs(served).max()
+    fresh = kernel(d1, nj1)                                 # and that is closer to the kernel than the held result
+    assert np.abs(served - fresh).max() < 0.2 * np.abs(exact - fresh).max()
 
 
 def test_with_the_pair_cache_off_a_placement_runs_and_matches_no_lead():

@@ -39,17 +39,21 @@ def test_contact_substeps_1_without_tower_hold_plays_physics_0_6_0_games_bit_for
     by disc and no compound bodies print the digest that physics 0.6.0
     printed (recorded there): the knobs restore the old physics exactly, for
     runs that need to match results made with it."""
-    assert (selfcheck.fingerprint(contact_substeps=1, tower_hold=False, compound=False, reuse_lead=0.0)
+    assert (selfcheck.fingerprint(contact_substeps=1, tower_hold=False, compound=False, reuse_lead=0.0, far_dipole=0.0)
             == selfcheck.REFERENCE_SINGLE_STEPS)
 
 
 def test_tower_hold_off_plays_physics_0_7_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(tower_hold=False, compound=False, reuse_lead=0.0) == selfcheck.REFERENCE_0_7_0
+    assert selfcheck.fingerprint(tower_hold=False, compound=False, reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_7_0
 
 
 def test_compound_off_plays_physics_0_9_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(compound=False, reuse_lead=0.0) == selfcheck.REFERENCE_0_9_0
+    assert selfcheck.fingerprint(compound=False, reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_9_0
+
+
+def test_far_dipole_0_plays_physics_0_11_0_games_bit_for_bit():
+    assert selfcheck.fingerprint(far_dipole=0.0) == selfcheck.REFERENCE_0_11_0
 
 
 def test_reuse_lead_0_plays_physics_0_10_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(reuse_lead=0.0) == selfcheck.REFERENCE_0_10_0
+    assert selfcheck.fingerprint(reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_10_0

@@ -11,7 +11,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart;
   ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone;
   ``reuse_lead`` 0, physics 0.10.0: magnetic pair results held from the pose
-  they were computed at, not from a pose ahead along the pair's motion);
+  they were computed at, not from a pose ahead along the pair's motion;
+  ``far_dipole`` 0, physics 0.11.0: a far pair's whole result held, not only
+  what it has beyond its dipole term);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -60,6 +62,8 @@ def physics_params(rules):
         update["compound"] = False
     if rules.reuse_lead is not None:
         update["reuse_lead"] = rules.reuse_lead
+    if rules.far_dipole is not None:
+        update["far_dipole"] = rules.far_dipole
     return base.model_copy(update=update)
 
 
