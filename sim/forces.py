@@ -11,7 +11,7 @@ are bit-reproducible.
 
 Pair cache: the kernel costs ~3-11 us for discs in contact (its finest
 tiers, the source field read from its table; 10-35 us in closed form), and discs in contact barely move relative to each other. Each pair
-i < j keeps its last result ``cache [n, n, 9]`` and, in ``key [n, n, 15]``,
+i < j keeps its last result ``cache [n, n, 9]`` and, in ``key [n, n, 18]``,
 the pose it was computed at. Near pairs (centres closer than ``reuse_far``)
 key the pose in i's body frame (R_i^T (c_j - c_i), R_i^T n_j) and keep the
 result there too (``BODY_KEY``): a pair that moves as one piece (a tower
@@ -70,9 +70,19 @@ random poses; torque alike); the remainder is held from the pose it was
 computed at (no lead: ahead of a rocking disc's turning point a led value
 pushes on past it, and leading a value that softens the rocking pumps it).
 The disc beside the 12-disc tower comes to rest within 2 s (speed < 1e-7 m/s
-after 4 s). Pairs beyond ``far_dipole`` keep the held result with lead: there
-a held value's error (its stiffness x the tolerance) is ~(d/reach)^-4 of
-what it is at the reach.
+after 4 s). Pairs beyond ``far_dipole`` (0.12 m) keep the held result with
+lead: there a held value's error (its stiffness x the tolerance) is
+~(d/reach)^-4 of what it is at the reach; splitting them too (0.2 m) cost
+~11 % more CPU on replayed episodes, 0.12 m ~2-4 % (below), 0.09 m left
+bumps of 0.02 mm/s in the tower test. Measured (session 22, 2026-12-03),
+episodes of standard games replayed under both (``benchmarks/replay_episodes.py
+--set far_dipole=0``, sets of 6-8 games, seeds 11, 12, 13, 2026): see the
+Physics 0.12.0 row of the README. Lead is kept for near pairs and pairs
+beyond the reach, though a led value can pump too (a disc 29 mm from a
+two-disc stack, in an episode of seed 2026, rocks at 2-7 mm/s with it and rests with
+``reuse_lead`` 0): with split far pairs, ``reuse_lead`` 0 cost 11 % more CPU
+over four sets (1,900 episodes; -5 % to +24 % a set) and ran 17 episodes to
+the step budget against 11.
 
 Arrays: pos [n,3], axis [n,3] (face normal = magnetic axis), br [n],
 force/torque accumulators [n,3]; torques about each body's centre.
