@@ -56,15 +56,18 @@ flat beside a 12-disc tower 78 mm away (far pairs: an axis tolerance of
 its rim at 1-4 mm/s and drifts to 4.3 deg without lead; with lead at up to
 ~1.3 mm/s about its rest tilt (3.85 deg, as with far pairs computed every
 step, where it rests within a second): less, not gone (the strict xfail in
-tests/test_physics_conservation.py until physics 0.12.0). Tighter tolerances
+tests/test_physics_conservation.py until physics 0.12). Tighter tolerances
 do not remove it either (``reuse_rel`` 0.000625: up to 0.4 mm/s) and cost more.
 ``reuse_lead`` = 0 is physics 0.10.0 bit for bit (pipelines.selfcheck).
 
-Split (``far_dipole``, physics 0.12.0): a far pair closer than ``far_dipole``
+Split (``far_dipole``, physics 0.12.1; 0.12.0, commit af4656d, held the torque
+on i as well, never used for results): a far pair closer than ``far_dipole``
 holds only what its result has beyond the dipole term of its two magnets
 (``_hold_remainder``: kernel less dipole, at the pose of the moment) and adds
 the dipole term of the moment every step (``_split_total``, ~10-15 ns; valid
-= ``WORLD_SPLIT``). What is held, and lags, is then a small part of what it
+= ``WORLD_SPLIT``), the torque on i re-derived from the torque on j and the
+force there, so a served result keeps angular momentum to rounding (a held
+whole result is off by (d - d_key) x F). What is held, and lags, is then a small part of what it
 was: the remainder is 12 / 7 / 3 % of the force at 6 / 8 / 12 cm (median over
 random poses; torque alike); the remainder is held from the pose it was
 computed at (no lead: ahead of a rocking disc's turning point a led value
@@ -77,7 +80,7 @@ lead: there a held value's error (its stiffness x the tolerance) is
 bumps of 0.02 mm/s in the tower test. Measured (session 22, 2026-12-03),
 episodes of standard games replayed under both (``benchmarks/replay_episodes.py
 --set far_dipole=0``, sets of 6-8 games, seeds 11, 12, 13, 2026): see the
-Physics 0.12.0 row of the README. Lead is kept for near pairs and pairs
+Physics 0.12.1 row of the README. Lead is kept for near pairs and pairs
 beyond the reach, though a led value can pump too (a disc 29 mm from a
 two-disc stack, in an episode of seed 2026, rocks at 2-7 mm/s with it and rests with
 ``reuse_lead`` 0): with split far pairs, ``reuse_lead`` 0 cost 11 % more CPU
@@ -188,11 +191,17 @@ def _body_pose(i, j, d0, d1, d2, axis, rot):
 
 @kernel(inline="always")
 def _split_total(i, j, d, ni, nj, br, radius, thickness, cache, key):
-    """cache[i, j] = the far pair's held remainder + its dipole term at pose (d, ni, nj)."""
+    """cache[i, j] = the far pair's held remainder + its dipole term at pose (d, ni, nj),
+    the torque on i taken as -(T_on_j + d x F_on_j), so the served result keeps
+    angular momentum to rounding wherever the pair has moved since."""
     dip = _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
-    for v in range(3):
+    for v in (0, 2):
         for k in range(3):
             cache[i, j, 3 * v + k] = key[i, j, SPLIT + 3 * v + k] + dip[v][k]
+    f = (cache[i, j, 0], cache[i, j, 1], cache[i, j, 2])
+    t_i = scale(-1.0, axpy(1.0, (cache[i, j, 6], cache[i, j, 7], cache[i, j, 8]), cross(d, f)))
+    for k in range(3):
+        cache[i, j, 3 + k] = t_i[k]
 
 
 @kernel(inline="always")

@@ -169,8 +169,9 @@ def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pos
 def test_a_split_far_pair_serves_its_held_remainder_plus_the_dipole_term_of_the_moment(gap, split):
     """``far_dipole``: a far pair within reach is computed at the pose of the moment
     (no lead), holds the kernel's result less its dipole term, and serves that
-    remainder plus the dipole term wherever it is while reused; beyond the reach
-    the pair keeps its led, whole result."""
+    remainder plus the dipole term wherever it is while reused (the torque on i
+    re-derived so angular momentum holds there); beyond the reach the pair keeps
+    its led, whole result."""
     from sim.forces import WORLD_KEY, WORLD_SPLIT, _recompute_led, _reused, new_cache
     from sim.magnetics import _dipole_pair, pair_force_torque
 
@@ -210,6 +211,7 @@ def test_a_split_far_pair_serves_its_held_remainder_plus_the_dipole_term_of_the_
     assert _reused(0, 1, *d1, d1 @ d1, moved_axis, rot, cache, key, valid, p.reuse_pos, p.reuse_axis,
                    p.reuse_far, p.reuse_rel, br, a, p.magnet_thickness)
     served = exact - dipole(d0, axis[1]) + dipole(d1, nj1)
+    served[3:6] = -(served[6:9] + np.cross(d1, served[:3]))     # torque on i: angular momentum kept at d1
     assert np.abs(cache[0, 1] - served).max() <= 1e-12 * np.abs(served).max()
     fresh = kernel(d1, nj1)                                 # and that is closer to the kernel than the held result
     assert np.abs(served - fresh).max() < 0.2 * np.abs(exact - fresh).max()
