@@ -64,7 +64,7 @@ Split (``far_dipole``, physics 0.12.1; 0.12.0, commit af4656d, held the torque
 on i as well, never used for results): a far pair closer than ``far_dipole``
 holds only what its result has beyond the dipole term of its two magnets
 (``_hold_remainder``: kernel less dipole, at the pose of the moment) and adds
-the dipole term of the moment every step (``_split_total``, ~10-15 ns; valid
+the dipole term of the moment every step (``_serve_split``, ~10-15 ns; valid
 = ``WORLD_SPLIT``), the torque on i re-derived from the torque on j and the
 force there, so a served result keeps angular momentum to rounding (a held
 whole result is off by (d - d_key) x F). What is held, and lags, is then a small part of what it
@@ -95,7 +95,7 @@ import numpy as np
 from numba import njit
 
 from sim.jit import kernel
-from sim.magnetics import _dipole_pair, _pair, pair_force_torque
+from sim.magnetics import _dipole_pair, _pair
 from sim.magnetics_vec import axpy, cross, norm, scale, sub, vec
 
 
@@ -159,7 +159,9 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
         if dp >= tol_p * tol_p or da >= tol_a * tol_a or db >= tol_a * tol_a:
             return False
         if valid[i, j] == WORLD_SPLIT:
-            _split_total(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), br, radius, thickness, cache, key)
+            d = (d0, d1, d2)
+            _serve_split(i, j, d, _dipole_term(i, j, d, vec(axis[i]), vec(axis[j]), br, radius, thickness),
+                         cache, key)
         return True
     if valid[i, j] != BODY_KEY:
         return False
@@ -190,11 +192,16 @@ def _body_pose(i, j, d0, d1, d2, axis, rot):
 
 
 @kernel(inline="always")
-def _split_total(i, j, d, ni, nj, br, radius, thickness, cache, key):
-    """cache[i, j] = the far pair's held remainder + its dipole term at pose (d, ni, nj),
+def _dipole_term(i, j, d, ni, nj, br, radius, thickness):
+    """Pair (i, j)'s dipole term at pose (c_j - c_i = d, axes ni, nj)."""
+    return _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
+
+
+@kernel(inline="always")
+def _serve_split(i, j, d, dip, cache, key):
+    """cache[i, j] = the far pair's held remainder + its dipole term ``dip`` at c_j - c_i = d,
     the torque on i taken as -(T_on_j + d x F_on_j), so the served result keeps
     angular momentum to rounding wherever the pair has moved since."""
-    dip = _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
     for v in (0, 2):
         for k in range(3):
             cache[i, j, 3 * v + k] = key[i, j, SPLIT + 3 * v + k] + dip[v][k]
@@ -205,28 +212,33 @@ def _split_total(i, j, d, ni, nj, br, radius, thickness, cache, key):
 
 
 @kernel(inline="always")
-def _hold_remainder(i, j, result, d, ni, nj, br, radius, thickness, key, valid):
-    """key[i, j, SPLIT:] = ``result`` (the kernel's at pose d, ni, nj) less its dipole term;
+def _hold_remainder(i, j, result, dip, key, valid):
+    """key[i, j, SPLIT:] = ``result`` less the pair's dipole term ``dip`` at the same pose;
     the pair is split."""
-    dip = _dipole_pair((0.0, 0.0, 0.0), ni, d, nj, radius, 0.5 * thickness, br[i], br[j])
     for v in range(3):
         for k in range(3):
             key[i, j, SPLIT + 3 * v + k] = result[v][k] - dip[v][k]
     valid[i, j] = WORLD_SPLIT
 
 
+@kernel(inline="always")
+def _store(i, j, result, cache):
+    for v in range(3):
+        for k in range(3):
+            cache[i, j, 3 * v + k] = result[v][k]
+
+
 @kernel
 def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
                valid, reuse_far, split=0.0):
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
-    pair_force_torque(pos[i], axis[i], pos[j], axis[j], radius, thickness, br[i], br[j], table,
-                      cache[i, j])
+    d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
+    result = _pair(vec(pos[i]), ni, vec(pos[j]), nj, radius, 0.5 * thickness, br[i], br[j], table)
+    _store(i, j, result, cache)
     far = dd >= reuse_far * reuse_far
-    _keep(i, j, (d0, d1, d2), vec(axis[i]), vec(axis[j]), far, rot, cache, key, valid)
+    _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
     if far and dd < split * split:
-        c = cache[i, j]
-        _hold_remainder(i, j, ((c[0], c[1], c[2]), (c[3], c[4], c[5]), (c[6], c[7], c[8])),
-                        (d0, d1, d2), vec(axis[i]), vec(axis[j]), br, radius, thickness, key, valid)
+        _hold_remainder(i, j, result, _dipole_term(i, j, d, ni, nj, br, radius, thickness), key, valid)
 
 
 @kernel
@@ -240,7 +252,6 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
     far = dd >= reuse_far * reuse_far
     split_now = far and dd < split * split
     d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
-    d_now, ni_now, nj_now = d, ni, nj
     wi, wj = vec(omega[i]), vec(omega[j])
     rate_d = sub(vec(vel[j]), vec(vel[i]))
     if far:
@@ -264,13 +275,12 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         nj = axpy(t, rate_j, nj)
         nj = scale(1.0 / norm(nj), nj)
     result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table)
-    for v in range(3):
-        for k in range(3):
-            cache[i, j, 3 * v + k] = result[v][k]
+    _store(i, j, result, cache)
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
-    if split_now:
-        _hold_remainder(i, j, result, d, ni, nj, br, radius, thickness, key, valid)
-        _split_total(i, j, d_now, ni_now, nj_now, br, radius, thickness, cache, key)
+    if split_now:               # not led: (d, ni, nj) is the pose of the moment
+        dip = _dipole_term(i, j, d, ni, nj, br, radius, thickness)
+        _hold_remainder(i, j, result, dip, key, valid)
+        _serve_split(i, j, d, dip, cache, key)
 
 
 @kernel(inline="always")
