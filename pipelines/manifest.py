@@ -12,6 +12,7 @@ import platform
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
+import pyarrow.fs as pafs
 from pydantic import ValidationError
 
 from pipelines.spec import Experiment
@@ -83,7 +84,7 @@ def load(run: Location) -> dict:
     """The run's manifest, checked: a ``UsageError`` (one line) when it is not one this polsim can use."""
     where = run.child(MANIFEST)
     if not exists(where):
-        raise UsageError(f"{run.uri} is not a polsim run (no {MANIFEST}); give the folder of one run")
+        raise UsageError(f"{run.uri} is not a polsim run (no {MANIFEST}); {_runs_inside(run)}")
     try:
         manifest = read_json(where)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
@@ -92,6 +93,22 @@ def load(run: Location) -> dict:
         raise UsageError(f"cannot read {MANIFEST} in {run.uri}: {exc}") from None
     check(run, manifest)
     return manifest
+
+
+def _runs_inside(folder: Location, shown: int = 3) -> str:
+    """What to give instead of ``folder``: the runs it holds (``simulate --out`` makes one
+    folder per run inside it), or the folder of one run."""
+    try:
+        infos = folder.fs.get_file_info(pafs.FileSelector(folder.path, allow_not_found=True))
+    except OSError:
+        infos = []
+    runs = sorted(info.base_name for info in infos if info.type == pafs.FileType.Directory
+                  and exists(folder.child(info.base_name, MANIFEST)))
+    if not runs:
+        return "give the folder of one run"
+    named = ", ".join(folder.child(name).uri for name in runs[:shown])
+    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
+    return f"it holds {len(runs)} run{'s' if len(runs) > 1 else ''} ({named}{more}): give one of them"
 
 
 def check(run: Location, manifest: object) -> None:

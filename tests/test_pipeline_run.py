@@ -190,6 +190,17 @@ def test_analyze_of_a_folder_that_is_not_a_run_is_a_usage_error(tmp_path):
     assert res.exit_code == 2 and "not a polsim run" in res.output
 
 
+def test_analyze_of_the_out_folder_names_the_runs_it_holds(tmp_path):
+    first = run_experiment(toy(games=4), str(tmp_path), workers=0)
+    res = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert res.exit_code == 2 and f"holds 1 run ({first.uri}): give one of them" in res.output
+    second = run_experiment(toy(games=4, seed=9), str(tmp_path), workers=0)
+    res = runner.invoke(app, ["analyze", str(tmp_path)])
+    assert res.exit_code == 2 and "holds 2 runs" in res.output
+    assert first.uri in res.output and second.uri in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
 def test_analyze_points_at_failed_games_with_their_replay_command(tmp_path):
     res = run_experiment(toy(games=12, matchup=("crash:every=4", "fair")), str(tmp_path), workers=0)
     out = runner.invoke(app, ["analyze", res.uri, "--format", "json"])
