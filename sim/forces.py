@@ -372,25 +372,46 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
                        reuse_axis, reuse_far, reuse_rel, br, radius, thickness):
             _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
                        cache, key, valid, reuse_far, split)
-        for k in range(3):
-            if i == hi:
-                out6[k] += cache[lo, hi, k]
-                out6[3 + k] += cache[lo, hi, 6 + k]
-            else:
-                out6[k] -= cache[lo, hi, k]
-                out6[3 + k] += cache[lo, hi, 3 + k]
+        _add_on(i, lo, hi, cache, out6)
+
+
+@kernel(inline="always")
+def _add_on(i, lo, hi, cache, out6):
+    """out6 += pair (lo, hi)'s force and torque on its member i."""
+    for k in range(3):
+        if i == hi:
+            out6[k] += cache[lo, hi, k]
+            out6[3 + k] += cache[lo, hi, 6 + k]
+        else:
+            out6[k] -= cache[lo, hi, k]
+            out6[3 + k] += cache[lo, hi, 3 + k]
 
 
 @njit(cache=True, fastmath=False)
 def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far, fref):
-    """Record the magnetic force/torque on every live sleeper as its reference."""
+    """Record the magnetic force/torque on every live sleeper as its reference:
+    ``magnetic_on`` with nothing reused, each pair's kernel called once (a pair
+    of two sleepers serves both; the same call would give the same bits)."""
     n = pos.shape[0]
     cache = np.zeros((n, n, 9))
     key = np.zeros((n, n, KEY))
     valid = np.zeros((n, n), np.uint8)
+    done = np.zeros((n, n), np.bool_)
     out6 = np.zeros(6)
     for i in range(n):
-        if live[i] and not awake[i]:
-            magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache,
-                        key, valid, 0.0, 0.0)
-            fref[i, :] = out6
+        if not live[i] or awake[i]:
+            continue
+        out6[:] = 0.0
+        for j in range(n):
+            if j == i or not live[j]:
+                continue
+            lo, hi = min(i, j), max(i, j)
+            within, d0, d1, d2, dd = _pair_within(lo, hi, pos, far)
+            if not within:
+                continue
+            if not done[lo, hi]:
+                _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
+                           cache, key, valid, 1.0)
+                done[lo, hi] = True
+            _add_on(i, lo, hi, cache, out6)
+        fref[i, :] = out6

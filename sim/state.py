@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from sim import detmath as dm
-from sim.bodies import normal_of, quat_to_matrix
+from sim.bodies import quat_to_matrix
 from sim.contacts import contact_reach, cylinder_sdf
 from sim.events import BodyInfo, BodyState
 
@@ -66,66 +66,118 @@ def pairs_of(cur: np.ndarray) -> list[tuple[int, int]]:
     return [(int(i), int(j)) for i, j in zip(ii, jj)]
 
 
+_STATES = (BodyState.OUT, BodyState.FLAT, BodyState.STACKED, BodyState.RESTING, BodyState.LEANING)
+_OUT, _FLAT, _STACKED, _RESTING, _LEANING = range(5)
+
+
 def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
-    """BodyInfo of every live body, ordered by id."""
+    """BodyInfo of every live body, ordered by id (the reading: ``classify_bodies``)."""
     p = world.params
-    a, h = p.radius, p.thickness
     if cur is None:
         cur = world.touching()
-    live = np.nonzero(world.live)[0]
-    normals = {int(i): normal_of(world.quat[i]) for i in live}
-    tilt = {i: dm.acos(min(1.0, abs(float(nv[2])))) for i, nv in normals.items()}
-    flat = {i for i in tilt if tilt[i] < FLAT_TILT}
-    stacked_with: dict[int, list[int]] = {i: [] for i in flat}
-    for i in flat:
-        for j in flat:
-            if j != i and cur[i, j]:
-                dxy = dm.hypot(*(world.pos[i, :2] - world.pos[j, :2]))
-                if dxy < a and abs(world.pos[i, 2] - world.pos[j, 2]) > 0.5 * h:
-                    stacked_with[i].append(j)
-    infos = []
-    for i in (int(k) for k in live):
-        x, y, z = (float(v) for v in world.pos[i])
-        up = 1 if normals[i][2] >= 0 else -1
-        tower, leaning_on = -1, -1
-        if dm.hypot(x, y) > p.circle_radius:
-            state = BodyState.OUT
-        elif i in flat:
-            if stacked_with[i]:
-                state = BodyState.STACKED
-                tower = _bottom_of(i, stacked_with, world.pos)
-            else:
-                state = BodyState.FLAT
+    n = len(world)
+    state, up, tower, leaning_on = (np.zeros(n, np.int64) for _ in range(4))
+    tilt = np.zeros(n)
+    classify_bodies(world.pos, world.quat, world.live, cur, p.radius, p.thickness, p.circle_radius,
+                    FLAT_TILT, state, up, tilt, tower, leaning_on)
+    pos, red, owner = world.pos.tolist(), world.red.tolist(), world.owner.tolist()
+    up, tilt, tower, leaning_on = up.tolist(), tilt.tolist(), tower.tolist(), leaning_on.tolist()
+    return [BodyInfo(i, bool(red[i]), *pos[i], up[i], tilt[i], _STATES[state[i]], tower[i], leaning_on[i], int(owner[i]))
+            for i in np.flatnonzero(world.live).tolist()]
+
+
+@njit(cache=True, fastmath=False)
+def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, tilt, tower, leaning_on):
+    """Fill per live body: state (index into ``_STATES``), up, tilt, tower, leaning_on.
+    Compiled, with the arithmetic the module docstring's reading spells out in
+    plain Python before (same operations in the same order: the same bits;
+    ``tests/test_physics_state.py`` holds it to that reading)."""
+    n = pos.shape[0]
+    normal = np.zeros((n, 3))
+    flat = np.zeros(n, np.bool_)
+    for i in range(n):
+        if live[i]:
+            w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
+            normal[i, 0] = 2 * (x * z + w * y)
+            normal[i, 1] = 2 * (y * z - w * x)
+            normal[i, 2] = 1 - 2 * (x * x + y * y)
+            tilt[i] = dm.acos(min(1.0, abs(normal[i, 2])))
+            flat[i] = tilt[i] < flat_tilt
+    stacked_with = np.zeros((n, n), np.bool_)
+    for i in range(n):
+        if live[i] and flat[i]:
+            for j in range(n):
+                if j != i and live[j] and flat[j] and cur[i, j]:
+                    dxy = _hypot(pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1])
+                    if dxy < a and abs(pos[i, 2] - pos[j, 2]) > 0.5 * h:
+                        stacked_with[i, j] = True
+    seen = np.zeros(n, np.bool_)
+    todo = np.zeros(n, np.int64)
+    for i in range(n):
+        if not live[i]:
+            continue
+        up[i] = 1 if normal[i, 2] >= 0 else -1
+        tower[i], leaning_on[i] = -1, -1
+        if _hypot(pos[i, 0], pos[i, 1]) > circle:
+            state[i] = _OUT
+        elif flat[i]:
+            state[i] = _FLAT
+            for j in range(n):
+                if stacked_with[i, j]:
+                    state[i] = _STACKED
+                    tower[i] = _bottom_of(i, stacked_with, pos, seen, todo)
+                    break
         else:
-            state = BodyState.RESTING if cur[i].any() else BodyState.LEANING
-            leaning_on = _under_upper_rim(world, i, normals[i], live)
-        infos.append(BodyInfo(i, bool(world.red[i]), x, y, z, up, tilt[i], state, tower,
-                              leaning_on, int(world.owner[i])))
-    return infos
+            state[i] = _LEANING
+            for j in range(n):
+                if cur[i, j]:
+                    state[i] = _RESTING
+                    break
+            leaning_on[i] = _under_upper_rim(i, normal, pos, live, a)
 
 
-def _bottom_of(i, stacked_with, pos) -> int:
-    seen, todo = {i}, [i]
-    while todo:
-        for j in stacked_with[todo.pop()]:
-            if j not in seen:
-                seen.add(j)
-                todo.append(j)
-    return min(seen, key=lambda k: (pos[k, 2], k))
+@njit(cache=True, fastmath=False)
+def _hypot(x, y):
+    return np.sqrt(x * x + y * y)
 
 
-def _under_upper_rim(world, i, n, live) -> int:
-    a = world.params.radius
-    rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
-    norm = dm.norm(rise)
+@njit(cache=True, fastmath=False)
+def _bottom_of(i, stacked_with, pos, seen, todo):
+    """The lowest disc (then the smallest id) of the stack i is in."""
+    n = pos.shape[0]
+    seen[:] = False
+    seen[i] = True
+    todo[0] = i
+    m = 1
+    while m > 0:
+        m -= 1
+        k = todo[m]
+        for j in range(n):
+            if stacked_with[k, j] and not seen[j]:
+                seen[j] = True
+                todo[m] = j
+                m += 1
+    best = i
+    for k in range(n):
+        if seen[k] and (pos[k, 2] < pos[best, 2] or (pos[k, 2] == pos[best, 2] and k < best)):
+            best = k
+    return best
+
+
+@njit(cache=True, fastmath=False)
+def _under_upper_rim(i, normal, pos, live, a):
+    """The live disc nearest (horizontally, within two diameters) under tilted disc i's highest rim point."""
+    n2 = normal[i, 2]
+    r0, r1, r2 = 0.0 - n2 * normal[i, 0], 0.0 - n2 * normal[i, 1], 1.0 - n2 * n2
+    norm = np.sqrt(((0.0 + r0 * r0) + r1 * r1) + r2 * r2)
     if norm < 1e-9:
         return -1
-    top = world.pos[i] + a * rise / norm
+    t0, t1, t2 = pos[i, 0] + a * r0 / norm, pos[i, 1] + a * r1 / norm, pos[i, 2] + a * r2 / norm
     best, best_d = -1, 4 * a
-    for j in (int(k) for k in live):
-        if j == i or world.pos[j, 2] > top[2]:
+    for j in range(pos.shape[0]):
+        if j == i or not live[j] or pos[j, 2] > t2:
             continue
-        d = float(dm.hypot(*(world.pos[j, :2] - top[:2])))
+        d = _hypot(pos[j, 0] - t0, pos[j, 1] - t1)
         if d < best_d:
             best, best_d = j, d
     return best

@@ -1,0 +1,92 @@
+"""Reading a world (sim.state): ``classify`` is compiled; it must read every
+body as the plain reading of the module docstring does, to the bit (a body's
+tilt and state decide R6, R12 and R15), and the states mean what they say."""
+
+import numpy as np
+import pytest
+
+from sim import detmath as dm
+from sim.api import BodyState, Intent, World, nominal_intent, place_leaner, place_tower
+from sim.bodies import normal_of
+from sim.events import BodyInfo
+from sim.scenes import free_azimuth, midgame_world
+from sim.state import FLAT_TILT, classify
+
+
+def plain_reading(world, cur) -> list[BodyInfo]:
+    """The module docstring's reading in plain Python (detmath for acos and hypot)."""
+    p = world.params
+    a, h = p.radius, p.thickness
+    live = [int(i) for i in np.nonzero(world.live)[0]]
+    normals = {i: normal_of(world.quat[i]) for i in live}
+    tilt = {i: dm.acos(min(1.0, abs(float(n[2])))) for i, n in normals.items()}
+    flat = [i for i in live if tilt[i] < FLAT_TILT]
+    stacked_with = {i: [j for j in flat if j != i and cur[i, j]
+                        and dm.hypot(*(world.pos[i, :2] - world.pos[j, :2])) < a
+                        and abs(world.pos[i, 2] - world.pos[j, 2]) > 0.5 * h] for i in flat}
+    infos = []
+    for i in live:
+        x, y, z = (float(v) for v in world.pos[i])
+        tower, leaning_on = -1, -1
+        if dm.hypot(x, y) > p.circle_radius:
+            state = BodyState.OUT
+        elif i in stacked_with:
+            state = BodyState.STACKED if stacked_with[i] else BodyState.FLAT
+            if stacked_with[i]:
+                seen, todo = {i}, [i]
+                while todo:
+                    new = [j for j in stacked_with[todo.pop()] if j not in seen]
+                    seen.update(new)
+                    todo += new
+                tower = min(seen, key=lambda k: (world.pos[k, 2], k))
+        else:
+            state = BodyState.RESTING if cur[i].any() else BodyState.LEANING
+            n = normals[i]
+            rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
+            norm = dm.norm(rise)
+            if norm >= 1e-9:
+                top = world.pos[i] + a * rise / norm
+                best_d = 4 * a
+                for j in live:
+                    if j != i and world.pos[j, 2] <= top[2]:
+                        d = dm.hypot(*(world.pos[j, :2] - top[:2]))
+                        if d < best_d:
+                            leaning_on, best_d = j, d
+        infos.append(BodyInfo(i, bool(world.red[i]), x, y, z, 1 if normals[i][2] >= 0 else -1, tilt[i],
+                              state, tower, leaning_on, int(world.owner[i])))
+    return infos
+
+
+def _worlds():
+    """Mid-game worlds, and the same after a snap fault on a crowded host (discs
+    tilted against others, fallen leaners, towers)."""
+    for seed in range(4):
+        w = midgame_world(seed, n_flat=14, n_leaners=5, towers=(3, 2, 2))
+        yield w.copy()
+        host = next(int(i) for i in np.nonzero(w.live)[0] if not w.red[i])
+        az = free_azimuth(w, host)
+        place_leaner(w, Intent(host, az, 0.030, np.radians(45.0), 1))
+        yield w
+
+
+@pytest.mark.parametrize("world", list(_worlds()), ids=lambda w: f"{int(w.live.sum())}_bodies")
+def test_classify_reads_every_body_as_the_plain_reading_does_to_the_bit(world):
+    got = classify(world)
+    assert got == plain_reading(world, world.touching())
+    assert {b.state for b in got} >= {BodyState.FLAT, BodyState.LEANING, BodyState.STACKED}
+
+
+def test_a_leaner_leans_on_its_host_a_tower_names_its_bottom_disc_and_a_disc_beyond_the_circle_is_out():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    place_leaner(w, nominal_intent(w, host, 0.0))
+    leaner = int(np.nonzero(w.live)[0][-1])
+    group = [w.add_flat(0.1, 0.1 + 0.031 * k, 1) for k in range(3)]
+    place_tower(w, group, -0.1, -0.05, 1)
+    out = w.add_flat(0.0, w.params.circle_radius + 0.01, -1)
+    states = {b.id: b for b in classify(w)}
+    assert states[leaner].state == BodyState.LEANING and states[leaner].leaning_on == host
+    assert states[host].state == BodyState.FLAT and states[host].tower == -1
+    bottom = min(group, key=lambda k: w.pos[k, 2])
+    assert all(states[k].state == BodyState.STACKED and states[k].tower == bottom for k in group)
+    assert states[out].state == BodyState.OUT and states[out].up == -1
