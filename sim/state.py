@@ -11,6 +11,11 @@ poses and contacts into BodyInfo:
 - tilted: RESTING when it touches any disc, else LEANING; ``leaning_on`` is
   the disc whose centre is nearest (horizontally, within two diameters) to the
   tilted disc's highest rim point.
+
+Both readings are compiled (``classify_bodies`` fills arrays; ``classify``
+makes the BodyInfo): an episode reads its world twice, and in plain Python
+the reading of a 37-disc world took 0.64 ms, a tenth of a placement on a
+clear host there (now ~0.11 ms, most of it the BodyInfo objects).
 """
 
 from __future__ import annotations
