@@ -362,10 +362,7 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
     for k in range(6):
         out6[k] = 0.0
     for j in range(pos.shape[0]):
-        if j == i or not live[j]:
-            continue
-        lo, hi = min(i, j), max(i, j)
-        within, d0, d1, d2, dd = _pair_within(lo, hi, pos, far)
+        within, lo, hi, d0, d1, d2, dd = _pair_of(i, j, live, pos, far)
         if not within:
             continue
         if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
@@ -373,6 +370,17 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
             _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
                        cache, key, valid, reuse_far, split)
         _add_on(i, lo, hi, cache, out6)
+
+
+@kernel(inline="always")
+def _pair_of(i, j, live, pos, far):
+    """Body i's pair with j as (lo, hi) = (min, max): (j is another live body within
+    ``far``, lo, hi, c_hi - c_lo, its squared length)."""
+    lo, hi = min(i, j), max(i, j)
+    if j == i or not live[j]:
+        return False, lo, hi, 0.0, 0.0, 0.0, 0.0
+    within, d0, d1, d2, dd = _pair_within(lo, hi, pos, far)
+    return within, lo, hi, d0, d1, d2, dd
 
 
 @kernel(inline="always")
@@ -403,10 +411,7 @@ def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far,
             continue
         out6[:] = 0.0
         for j in range(n):
-            if j == i or not live[j]:
-                continue
-            lo, hi = min(i, j), max(i, j)
-            within, d0, d1, d2, dd = _pair_within(lo, hi, pos, far)
+            within, lo, hi, d0, d1, d2, dd = _pair_of(i, j, live, pos, far)
             if not within:
                 continue
             if not done[lo, hi]:
