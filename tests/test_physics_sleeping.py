@@ -134,3 +134,35 @@ def test_hold_margin_stays_well_below_the_tipping_the_dynamics_show():
     first_tip = min(r for r, tipped in seen if tipped)
     assert max(r for r, tipped in seen if not tipped) < first_tip < 0.95
     assert World.new().params.hold_margin < 0.75 * first_tip
+
+
+def test_a_sleepers_reference_is_the_sum_of_its_pairs_kernel_results_in_order_to_the_bit():
+    """``refresh_refs`` calls each pair's kernel once and lets the pair serve both
+    members; a sleeper's reference is still exactly the kernel's results summed
+    over its partners in id order."""
+    from sim.forces import refresh_refs
+    from sim.magnetics import pair_force_torque
+    from sim.scenes import midgame_world
+
+    w = midgame_world(3, n_flat=14, n_leaners=4, towers=(3, 2))
+    p, n = w.params, len(w.pos)
+    rot, axis = _frames(w)
+    fref = np.zeros((n, 6))
+    refresh_refs(w.pos, axis, rot, w.br, w.live, w.awake, p.magnet_radius, p.magnet_thickness, w.field,
+                 p.far_cutoff, fref)
+    out = np.zeros(9)
+    sleepers = [i for i in range(n) if w.live[i] and not w.awake[i]]
+    assert len(sleepers) >= 20
+    for i in sleepers:
+        expected = np.zeros(6)
+        for j in range(n):
+            lo, hi = min(i, j), max(i, j)
+            if j == i or not w.live[j] or ((w.pos[hi] - w.pos[lo]) ** 2).sum() >= p.far_cutoff ** 2:
+                continue
+            pair_force_torque(w.pos[lo], axis[lo], w.pos[hi], axis[hi], p.magnet_radius, p.magnet_thickness,
+                              w.br[lo], w.br[hi], w.field, out)
+            sign, torque = (1.0, out[6:9]) if i == hi else (-1.0, out[3:6])
+            for k in range(3):
+                expected[k] += sign * out[k]
+                expected[3 + k] += torque[k]
+        assert fref[i].tolist() == expected.tolist(), i
