@@ -18,6 +18,7 @@ matrices are stored.
 """
 
 import numpy as np
+from numba.extending import register_jitable
 
 from sim.detmath import norm, sincos
 from sim.jit import kernel
@@ -95,7 +96,8 @@ def quat_mul(a, b) -> np.ndarray:
     ])
 
 
-def normal_of(q) -> np.ndarray:
+@register_jitable
+def normal_of(q):
     """World face normal (black/North face) of a quaternion."""
     w, x, y, z = q
     return np.array([2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)])

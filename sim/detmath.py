@@ -19,8 +19,8 @@ acos, 32 for power = exp(y log x): the bounds the tests hold). They
 are ``register_jitable``: numba compiles them into the jitted code that calls
 them, and a call from Python runs the same operations as plain Python (~1-3
 us a call; no numba start-up at import, which costs ~0.7 s), bit for bit the
-same (tested); ``hypot`` and ``norm`` are plain
-Python (+ * and sqrt). Accuracy against the C library is
+same (tested); so are ``hypot`` and ``norm`` (+ * and sqrt alone, for
+``sim.state``'s compiled reading). Accuracy against the C library is
 tested (``tests/test_detmath.py``); so is the point of the module: games
 played with the C library's FMA code switched off, and with numpy's SIMD
 dispatch switched off, are bit-identical to the default.
@@ -232,12 +232,14 @@ def asinh(x):
     return math.copysign(log(ax + math.sqrt(ax * ax + 1.0)), x)
 
 
-def hypot(x, y) -> float:
+@register_jitable
+def hypot(x, y):
     """sqrt(x^2 + y^2) in plain arithmetic (lengths in metres never overflow)."""
     return math.sqrt(x * x + y * y)
 
 
-def norm(v) -> float:
+@register_jitable
+def norm(v):
     """Euclidean length of a short vector, summed in order (``np.linalg.norm``
     goes through BLAS, whose kernels are chosen by CPU)."""
     total = 0.0

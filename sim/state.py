@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from sim import detmath as dm
-from sim.bodies import quat_to_matrix
+from sim.bodies import normal_of, quat_to_matrix
 from sim.contacts import contact_reach, cylinder_sdf
 from sim.events import BodyInfo, BodyState
 
@@ -94,18 +94,15 @@ def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
 @njit(cache=True, fastmath=False)
 def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, tilt, tower, leaning_on):
     """Fill per live body: state (index into ``_STATES``), up, tilt, tower, leaning_on.
-    Compiled, with the arithmetic the module docstring's reading spells out in
-    plain Python before (same operations in the same order: the same bits;
-    ``tests/test_physics_state.py`` holds it to that reading)."""
+    Compiled; ``normal_of``, ``dm.acos``, ``dm.hypot`` and ``dm.norm`` run the
+    same operations in Python (``tests/test_physics_state.py`` holds it to the
+    plain reading, to the bit)."""
     n = pos.shape[0]
     normal = np.zeros((n, 3))
     flat = np.zeros(n, np.bool_)
     for i in range(n):
         if live[i]:
-            w, x, y, z = quat[i, 0], quat[i, 1], quat[i, 2], quat[i, 3]
-            normal[i, 0] = 2 * (x * z + w * y)
-            normal[i, 1] = 2 * (y * z - w * x)
-            normal[i, 2] = 1 - 2 * (x * x + y * y)
+            normal[i] = normal_of(quat[i])
             tilt[i] = dm.acos(min(1.0, abs(normal[i, 2])))
             flat[i] = tilt[i] < flat_tilt
     stacked_with = np.zeros((n, n), np.bool_)
@@ -113,7 +110,7 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, ti
         if live[i] and flat[i]:
             for j in range(n):
                 if j != i and live[j] and flat[j] and cur[i, j]:
-                    dxy = _hypot(pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1])
+                    dxy = dm.hypot(pos[i, 0] - pos[j, 0], pos[i, 1] - pos[j, 1])
                     if dxy < a and abs(pos[i, 2] - pos[j, 2]) > 0.5 * h:
                         stacked_with[i, j] = True
     seen = np.zeros(n, np.bool_)
@@ -123,7 +120,7 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, ti
             continue
         up[i] = 1 if normal[i, 2] >= 0 else -1
         tower[i], leaning_on[i] = -1, -1
-        if _hypot(pos[i, 0], pos[i, 1]) > circle:
+        if dm.hypot(pos[i, 0], pos[i, 1]) > circle:
             state[i] = _OUT
         elif flat[i]:
             state[i] = _FLAT
@@ -139,11 +136,6 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, ti
                     state[i] = _RESTING
                     break
             leaning_on[i] = _under_upper_rim(i, normal, pos, live, a)
-
-
-@njit(cache=True, fastmath=False)
-def _hypot(x, y):
-    return np.sqrt(x * x + y * y)
 
 
 @njit(cache=True, fastmath=False)
@@ -174,7 +166,7 @@ def _under_upper_rim(i, normal, pos, live, a):
     """The live disc nearest (horizontally, within two diameters) under tilted disc i's highest rim point."""
     n2 = normal[i, 2]
     r0, r1, r2 = 0.0 - n2 * normal[i, 0], 0.0 - n2 * normal[i, 1], 1.0 - n2 * n2
-    norm = np.sqrt(((0.0 + r0 * r0) + r1 * r1) + r2 * r2)
+    norm = dm.norm((r0, r1, r2))
     if norm < 1e-9:
         return -1
     t0, t1, t2 = pos[i, 0] + a * r0 / norm, pos[i, 1] + a * r1 / norm, pos[i, 2] + a * r2 / norm
@@ -182,7 +174,7 @@ def _under_upper_rim(i, normal, pos, live, a):
     for j in range(pos.shape[0]):
         if j == i or not live[j] or pos[j, 2] > t2:
             continue
-        d = _hypot(pos[j, 0] - t0, pos[j, 1] - t1)
+        d = dm.hypot(pos[j, 0] - t0, pos[j, 1] - t1)
         if d < best_d:
             best, best_d = j, d
     return best
