@@ -12,10 +12,13 @@ through P: a leaner balanced in tilt is still turned about P by a crowd or a
 tower to one side, and may rise and fall over once turned; ``balance_intent``
 follows that turn (``turned_balance``) to tell whether it settles.
 
-``balance_scan`` (njit) scans one tilt on a 1 mm grid of base distances,
-refines each zero crossing by 30 bisections and judges its stability from
-the torque 1 degree either side; ``nominal_intent`` picks among the
-crossings (see its docstring). The whole search runs in one compiled call
+``scan_down`` scans one tilt on a 1 mm grid of base distances (``new_scan``)
+from its outer end inward, refines each zero crossing by 30 bisections and
+judges its stability from the torque 1 degree either side; ``nominal_intent``
+picks among the crossings (see its docstring), taking a scan only as far in
+as its choice needs (the outermost crossing of the first tilt, usually): 190
+intents of two standard games cost 2.5 ms each instead of 3.2 with every grid
+scanned whole, the same intents (session 23). The whole search runs in one compiled call
 per tilt: the Python version (a world copy and a kernel call per torque,
 ~25 000 torques per intent in a crowded mid-game) took ~0.2-0.6 s an
 intent, as long as the placement episode itself.
@@ -92,22 +95,33 @@ def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, 
 
 
 @njit(cache=True, fastmath=False)
-def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, field):
-    """Grid of base distances, their tip torques, and the zero crossings
-    (outermost first) as (base distance, stable in tilt)."""
+def new_scan(P, top, tilt):
+    """(grid, torques, crossings, their stability, state) of a scan not begun: base
+    distances 1 mm apart over 6 radii from where the lower face clears the host's
+    top edge; state = (lowest grid index whose torque is known, crossings found)."""
     a = P[_RADIUS]
-    work = np.zeros(WORK)
-    clear = a + top / tan(tilt) + 1e-3       # lower face clears the host's top edge
+    clear = a + top / tan(tilt) + 1e-3
     grid = clear + np.arange(0.0, 6.0 * a, 1e-3)
     k_n = grid.shape[0]
-    torques = np.empty(k_n)
-    for k in range(k_n):
+    return grid, np.empty(k_n), np.empty(k_n), np.empty(k_n, np.bool_), np.array([k_n, 0])
+
+
+@kernel
+def scan_down(pos, axis, br, live, host, azimuth, tilt, up, chamfer, P, field, grid, torques, xs, stable, state,
+              first_only, work):
+    """Carry a scan (``new_scan``) on inward from where it stopped: each grid point's
+    tip torque, each sign change refined to a crossing (30 bisections) and judged
+    stable from the torque 1 degree either side; with ``first_only`` it stops after
+    the next crossing. So an intent that balances at its outermost crossing pays
+    for the grid down to there (a leaner balances at ~56 mm of a grid reaching
+    ~110 mm), and a scan taken up again computes nothing twice."""
+    k, count = state[0], state[1]
+    if k == grid.shape[0]:
+        k -= 1
         torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, field, work)
-    xs = np.empty(k_n)
-    stable = np.empty(k_n, np.bool_)
-    count = 0
-    step = np.pi / 180.0
-    for k in range(k_n - 2, -1, -1):
+    while k > 0:
+        k -= 1
+        torques[k] = tip_torque(pos, axis, br, live, host, azimuth, grid[k], tilt, up, chamfer, P, field, work)
         if (torques[k] > 0) == (torques[k + 1] > 0):
             continue
         lo, hi = grid[k], grid[k + 1]
@@ -118,12 +132,15 @@ def balance_scan(pos, axis, br, live, host, azimuth, tilt, up, top, chamfer, P, 
             else:
                 hi = mid
         bd = 0.5 * (lo + hi)
+        step = np.pi / 180.0
         slope = (tip_torque(pos, axis, br, live, host, azimuth, bd, tilt + step, up, chamfer, P, field, work)
                  - tip_torque(pos, axis, br, live, host, azimuth, bd, tilt - step, up, chamfer, P, field, work))
         xs[count] = bd
         stable[count] = slope < 0
         count += 1
-    return grid, torques, xs[:count], stable[:count]
+        if first_only:
+            break
+    state[0], state[1] = k, count
 
 
 _DEG = np.pi / 180.0
@@ -238,18 +255,21 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
         axis = world_axes(world)
     tilts = [tilt + np.radians(d) for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0,
                                              -12.5, 12.5, -15.0, 15.0)]
-    found = {}
+    scans = {}
+    work = np.zeros(WORK)
     fallback = None
-    for outermost_only in (True, False):
+    for outermost_only in (True, False):       # most intents end at the first tilt's outermost crossing
         for t in tilts:
-            if t not in found:
-                found[t] = balance_scan(world.pos, axis, world.br, world.live, int(host),
-                                        float(azimuth), float(t), int(up), float(top),
-                                        float(p.chamfer), world.P, world.field)
-            grid, torques, xs, stable = found[t]
-            if fallback is None:
+            if t not in scans:
+                scans[t] = new_scan(world.P, float(top), float(t))
+            grid, torques, xs, stable, state = scans[t]
+            if state[0] > 0 and (not outermost_only or state[1] == 0):
+                scan_down(world.pos, axis, world.br, world.live, int(host), float(azimuth), float(t), int(up),
+                          float(p.chamfer), world.P, world.field, grid, torques, xs, stable, state,
+                          outermost_only, work)
+            if not outermost_only and fallback is None:
                 fallback = Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up)
-            n = 1 if outermost_only else len(xs)
+            n = min(1, state[1]) if outermost_only else state[1]
             for bd, ok in zip(xs[:n], stable[:n]):
                 if ok:
                     return Intent(host, azimuth, float(bd), t, up), True

@@ -17,7 +17,7 @@ CORE_MODULES = ("sim.integrate", "sim.forces", "sim.contacts", "sim.magnetics", 
 # (module, function): they allocate or return a slice, so they keep it; none
 # of them runs per pair, per contact point or per move
 NEEDS_REFERENCE_COUNTING = {("sim.integrate", "run"), ("sim.forces", "magnetic_all"),
-                            ("sim.forces", "refresh_refs"), ("sim.balance", "balance_scan"),
+                            ("sim.forces", "refresh_refs"), ("sim.balance", "new_scan"),
                             ("sim.balance", "turned_balance"), ("rules.polar.core", "neighbour_table"),
                             ("rules.polar.core", "new_state"), ("rules.polar.engine", "play_games"),
                             ("rules.polar.legal_count", "new_tracker"), ("rules.polar.mcts", "new_tree"),

@@ -173,3 +173,44 @@ def test_balance_intent_fails_a_leaner_a_tower_to_one_side_turns_over():
     assert _tilt_balance(w, host, 0.0, None, np.pi / 4)[1]  # it does balance in tilt
     ep = place_leaner(w, intent)
     assert next(b for b in ep.final if b.id == ep.action).state == BodyState.FLAT
+
+
+def _whole_grid_intent(w, host, azimuth, tilt=np.pi / 4):
+    """(``nominal_intent``'s choice read from every tilt's grid scanned whole, how):
+    the outermost stable crossing at tilts 0, -2.5, +2.5, ... 15 degrees off
+    (``outermost``), then any stable crossing in that order (``inner``), else the
+    first tilt's strongest support (``fallback``)."""
+    from sim.balance import WORK, new_scan, scan_down, world_axes
+
+    p, axis = w.params, world_axes(w)
+    up = 1 if axis[host, 2] >= 0 else -1
+    top = max(w.pos[i, 2] for i in np.nonzero(w.live)[0]
+              if np.hypot(*(w.pos[i, :2] - w.pos[host, :2])) < p.radius) + 0.5 * p.thickness
+    scans = []
+    for d in (0.0, -2.5, 2.5, -5.0, 5.0, -7.5, 7.5, -10.0, 10.0, -12.5, 12.5, -15.0, 15.0):
+        t = tilt + np.radians(d)
+        grid, torques, xs, stable, state = new_scan(w.P, float(top), float(t))
+        scan_down(w.pos, axis, w.br, w.live, host, float(azimuth), float(t), up, float(p.chamfer), w.P, w.field,
+                  grid, torques, xs, stable, state, False, np.zeros(WORK))
+        assert state[0] == 0                                  # every grid point's torque
+        scans.append((t, grid, torques, list(zip(xs[:state[1]], stable[:state[1]]))))
+    for how in ("outermost", "inner"):
+        for t, _, _, crossings in scans:
+            for bd, ok in crossings[:1] if how == "outermost" else crossings:
+                if ok:
+                    return Intent(host, azimuth, float(bd), t, up), how
+    t, grid, torques, _ = scans[0]
+    return Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up), "fallback"
+
+
+def test_nominal_intent_scans_only_as_far_as_it_needs_and_chooses_as_whole_grids_do():
+    from sim.scenes import midgame_world
+
+    w = midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2))
+    ways = []
+    for host in [int(i) for i in np.nonzero(w.live)[0] if not w.red[i]][:12]:
+        for azimuth in (0.0, 2.1, 4.2):
+            expected, how = _whole_grid_intent(w, host, azimuth)
+            assert nominal_intent(w, host, azimuth) == expected, (host, azimuth, how)
+            ways.append(how)
+    assert set(ways) == {"outermost", "inner", "fallback"}   # every way of choosing met
