@@ -173,6 +173,7 @@ _ZETA, _KT, _PNORM = IDX["contact_damping"], IDX["k_tangent_ratio"], IDX["contac
 _MUS_M, _MUK_M = IDX["mu_static_mat"], IDX["mu_kinetic_mat"]
 _MUS_D, _MUK_D = IDX["mu_static_disc"], IDX["mu_kinetic_disc"]
 _FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
+_PERSIST = IDX["contact_persist"]
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
@@ -352,6 +353,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     total = 0.0
     nrm = scratch[3]
     watch = (speed_bound(i, vel, omega, P) + speed_bound(j, vel, omega, P)) * contact_speed[0]
+    persist = P[_PERSIST] > 0
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         c0, c1, c2 = pos[o, 0], pos[o, 1], pos[o, 2]        # locals: see world_points
@@ -363,9 +365,10 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             d0, d1, d2 = wp[b, k, 0] - c0, wp[b, k, 1] - c1, wp[b, k, 2] - c2
             d = 1.0
             beyond = abs(d0 * n0 + d1 * n1 + d2 * n2) - hh
-            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and not (beyond > 0.0 and beyond >= watch):
-                known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
-                d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm)
+            known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
+            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and ((persist and known != NO_FEATURE)
+                                                          or not (beyond > 0.0 and beyond >= watch)):
+                d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm, persist)
                 if 0.0 <= d < watch:
                     vb, vo = scratch[4], scratch[5]
                     point_velocity(vel, omega, pos, b, wp[b, k, 0], wp[b, k, 1], wp[b, k, 2], vb)

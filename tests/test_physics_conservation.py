@@ -262,29 +262,46 @@ def test_energy_drift_below_one_percent_disc_dropped_on_a_disc():
         assert max(abs(e - e0) for e in samples) < 0.01 * e0, k
 
 
+def _leaner_snap(**params) -> tuple[float, float]:
+    """A leaner released 36 mm from a same-colour host (well inside its snap
+    distance) is pulled onto it, magnets on, friction and damping off, for 0.2 s:
+    (worst |total energy - start|, magnetic pair potential included; the largest
+    kinetic energy), sampled every 5 ms."""
+    p = PhysicsParams(settle_budget_s=0.005, **CONSERVATIVE, **params)
+    w = World.new(p)
+    host = w.add_body((0.0, 0.0, 0.5 * p.thickness), (0.0, 0.0, 1.0), awake=True)
+    centre, normal, _ = leaner_pose(w, host, 0.0, 0.036, np.radians(45.0))
+    w.add_body(centre + np.array([0.0, 0.0, 1e-4]), normal, awake=True)
+    e0 = _total_energy(w) + _pair_potential(w)
+    worst, kinetic = 0.0, 0.0
+    for _ in range(40):
+        settle(w)
+        worst = max(worst, abs(_total_energy(w) + _pair_potential(w) - e0))
+        kinetic = max(kinetic, _kinetic(w))
+    assert kinetic > 0.005                       # it did snap
+    return worst, kinetic
+
+
 @pytest.mark.xfail(strict=True, reason="known miss of the energy bar (issue 3): a leaner pulled onto its host by "
                    "the magnets at a tilt loses most of the energy released (-0.035 J over 1 s against a peak "
                    "kinetic energy of 0.019 J). ~90 % of it comes from the contact's 'entered feature' rule "
                    "(sim.contacts: a point inside a disc is pushed out through the face it came in by, which "
                    "depends on the path); without that rule +0.003 J remains")
 def test_energy_drift_below_one_percent_leaner_snapping_onto_its_host():
-    """The game's own fault: a leaner released 36 mm from a same-colour host (well inside
-    its snap distance) is pulled onto it, magnets on, friction and damping off; over
-    0.2 s the total energy, magnetic pair potential included, stays within 1 % of the
+    """The game's own fault: over 0.2 s the total energy stays within 1 % of the
     largest kinetic energy the magnets release."""
-    p = PhysicsParams(settle_budget_s=0.005, **CONSERVATIVE)
-    w = World.new(p)
-    host = w.add_body((0.0, 0.0, 0.5 * p.thickness), (0.0, 0.0, 1.0), awake=True)
-    centre, normal, _ = leaner_pose(w, host, 0.0, 0.036, np.radians(45.0))
-    w.add_body(centre + np.array([0.0, 0.0, 1e-4]), normal, awake=True)
-    e0 = _total_energy(w) + _pair_potential(w)
-    energies, kinetic = [], []
-    for _ in range(40):
-        settle(w)
-        energies.append(_total_energy(w) + _pair_potential(w))
-        kinetic.append(_kinetic(w))
-    assert max(kinetic) > 0.005                       # it did snap
-    assert max(abs(e - e0) for e in energies) < 0.01 * max(kinetic)
+    worst, kinetic = _leaner_snap()
+    assert worst < 0.01 * kinetic
+
+
+def test_contact_persist_keeps_most_of_the_energy_the_entered_feature_rule_loses_in_the_snap():
+    """``contact_persist`` (experimental): a point that leaves the host through another
+    surface than it entered by keeps its push until its entered depth is zero, so
+    its spring gives its energy back instead of vanishing with it (session 23:
+    worst drift 0.021 J without, ~0.008 J with, peak kinetic ~0.02 J)."""
+    lost, _ = _leaner_snap()
+    kept, _ = _leaner_snap(contact_persist=True)
+    assert kept < 0.5 * lost
 
 
 def _speeds_beside_a_tall_tower(**params) -> list[float]:

@@ -244,3 +244,18 @@ def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():
         for tilt in (40.0, 45.0, 50.0):
             (s1, t1), (s0, t0) = rest(float(base), tilt, True), rest(float(base), tilt, False)
             assert s1 == s0 and abs(t1 - t0) <= 2.0, (base, tilt, t1, t0)
+
+
+def test_contact_persist_pushes_a_point_out_through_its_entered_face_after_it_left_by_the_side():
+    """A point that entered by the top face and slid out past the rim, still below the
+    face plane: without ``contact_persist`` it is outside (no push); with it, it is
+    still 0.5 mm deep through the top face, pushed along the axis."""
+    normal = np.zeros(3)
+    axis = np.array([0.0, 0.0, 1.0])
+    left_by_side = (A + 0.001, 0.0, HH - 0.0005)
+    d, feat = cylinder_sdf_entered(*left_by_side, axis, A, HH, FACE_UP, normal)
+    assert d > 0 and feat == NO_FEATURE
+    d, feat = cylinder_sdf_entered(*left_by_side, axis, A, HH, FACE_UP, normal, True)
+    assert d == pytest.approx(-0.0005) and feat == FACE_UP and normal.tolist() == [0.0, 0.0, 1.0]
+    above = (A + 0.001, 0.0, HH + 0.0001)                     # past its face plane too: free
+    assert cylinder_sdf_entered(*above, axis, A, HH, FACE_UP, normal, True)[0] > 0

@@ -108,6 +108,12 @@ def test_strong_magnets_variant_scales_the_remanence():
     assert physics_params(PolarityRules(settle_budget_s=2.5)).settle_budget_s == 2.5
 
 
+def test_physics_knobs_reach_the_core_and_contact_persist_is_off_by_default():
+    assert physics_params(PolarityRules()).contact_persist is False
+    assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"contact_persist": "true"})).contact_persist
+    assert physics_params(PolarityRules(far_dipole=0.0)).far_dipole == 0.0
+
+
 @pytest.mark.slow
 def test_lookahead_beats_random_clearly_over_hundreds_of_games(monkeypatch):
     """The recorded benchmark's games (bench_polarity.py --compare lookahead random
