@@ -365,9 +365,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             d0, d1, d2 = wp[b, k, 0] - c0, wp[b, k, 1] - c1, wp[b, k, 2] - c2
             d = 1.0
             beyond = abs(d0 * n0 + d1 * n1 + d2 * n2) - hh
-            known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
-            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and ((persist and known != NO_FEATURE)
-                                                          or not (beyond > 0.0 and beyond >= watch)):
+            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and (not (beyond > 0.0 and beyond >= watch)
+                                                          or persist and disc_partner[b, k] == o):
+                known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
                 d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm, persist)
                 if 0.0 <= d < watch:
                     vb, vo = scratch[4], scratch[5]
