@@ -381,6 +381,9 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
                 out6[3 + k] += cache[lo, hi, 3 + k]
 
 
+_SAME_POSE = 1e-150  # a reuse tolerance met only by an unchanged pose (its square, 1e-300, is still > 0)
+
+
 @njit(cache=True, fastmath=False)
 def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far, fref):
     """Record the magnetic force/torque on every live sleeper as its reference,
@@ -399,5 +402,3 @@ def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far,
                         key, valid, _SAME_POSE, _SAME_POSE, 0.0, 0.0)
             fref[i, :] = out6
 
-
-_SAME_POSE = 1e-150  # a reuse tolerance met only by an unchanged pose (its square, 1e-300, is still > 0)
