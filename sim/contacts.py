@@ -20,28 +20,30 @@ side by side past half their thickness were pushed up instead of apart.
 Merged discs (centres < 3 mm apart, seen after toppling towers) spun
 without ever sleeping and were flung off the mat (physics < 0.4.0).
 
-The price is energy (the strict xfail of tests/test_physics_conservation.py,
-friction and damping off): a point that leaves through another surface
-than it came in by takes its spring energy, K d^2 / 2 of its labelled
-depth, with it. That matters in deep impacts. The leaner of that test,
-pulled onto its host's edge by the magnets, arrives at ~2.4 m/s (kinetic
-energy 30 mJ at 53 ms, between two of the test's 5 ms samples), the
-2e4 N/m disc spring lets it 1.3 mm in, and when it leaves 1.6 ms later
-half its kinetic energy is gone (measured 2026-12-02, session 17). Stiffer
-disc springs (k_disc 2e5, 8e5: 0.4, 0.2 mm in) lose only 1-4 % of the
-peak kinetic energy in the first impacts, but the drift over 0.2 s stays
-at 70 % and 18 %; the other cause is the magnetic kernel, conservative
-only within a rule (sim.magnetics, Conservation).
-
-``contact_persist`` (experimental, off; session 23): a point that leaves
-through another surface keeps its label's push until its labelled depth is
-zero, so its spring gives its energy back instead of vanishing with it. On
-the xfail's snap the first impact then loses 0.0015 J instead of 0.0135 J and
-the worst drift over 0.2 s is ~0.008 J instead of 0.021 J (peak kinetic
-~0.02 J): 9x less at the impact, still far above the 1 % bar (later contacts
-keep bleeding). Not yet the default: replayed episodes ran ~3 % cheaper and
-384 paired standard games showed no change in outcomes (README, physics
-narrative); making it the default is a physics version of its own.
+Skirt (physics 0.13.0, ``contact_skirt``): the rule's price was energy. A
+point that left its disc by another surface than it entered by was dropped
+with its spring, K d^2 / 2 of its labelled depth: a point pressed 0.3 mm
+into a face that slides past the rim takes ~1 mJ with it. Under 0.12.1 the
+leaner of tests/test_physics_conservation.py, pulled onto its host's edge by
+the magnets (friction and damping off), lost 0.021 J over 0.2 s against a
+peak kinetic energy of 0.019 J, nearly all of it in such steps. Now a
+labelled point is pushed until it is out of its feature's surface bent away
+past the feature's edge: past a face's rim the face goes on down a quarter
+circle of radius ``skirt`` (centred ``skirt`` below the rim, then straight
+down the side ``skirt`` further out); past the top or bottom of the side, the
+side goes on inward over the face the same way (``skirt_depth``). Its depth
+is the distance to that surface, so it equals the feature's own depth at the
+edge, its push is along its gradient (a potential's force), and it is zero
+where the label is dropped: the spring gives its energy back. The snap then
+drifts 0.3 % over 0.2 s. It reaches beyond the disc only while the point is
+still pressed: a point resting 5 um deep that slides off a rim is pushed out
+and up for ~0.2 mm more, like a rounded edge; a point 1 mm deep for ~2.2 mm.
+It is still discontinuous for a point deeper than ``skirt`` (3 mm, half the
+disc's thickness, so past the disc's middle) when it reaches the edge, and
+for one that went through a disc and out of its far face. ``skirt`` 0 drops the
+point at the edge (physics 0.12.1). Replayed episodes of standard games cost
+1.5 % less CPU and end as before within the rounding-level share; 384 paired
+standard games showed no change in outcomes (README, physics 0.13.0).
 
 ``point_force`` turns (depth, normal, relative velocity of the point, the
 point's tangential spring ``spring[3]``) into the force on the point's body:
@@ -81,35 +83,29 @@ NO_FEATURE, SIDE, FACE_UP, FACE_DOWN = -1, 0, 1, 2
 
 
 @kernel(inline="always")
-def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out, persist=False):
+def cylinder_sdf_entered(d0, d1, d2, n, a, hh, known, normal_out, skirt=0.0):
     """(signed distance, feature) of the point at offset (d0, d1, d2) from the
     centre. Outside: as ``cylinder_sdf_xyz``, feature ``NO_FEATURE``. Inside:
     through the ``known`` feature when there is one (its depth may exceed the
-    nearest surface's), else the nearest surface, whose feature is returned."""
-    return sdf_entered(d0, d1, d2, n[0], n[1], n[2], a, hh, known, normal_out, persist)
+    nearest surface's), else the nearest surface, whose feature is returned.
+    ``skirt`` > 0: a ``known`` feature's depth goes on past its edge (see the
+    module docstring, Skirt)."""
+    return sdf_entered(d0, d1, d2, n[0], n[1], n[2], a, hh, known, normal_out, skirt)
 
 
 @kernel(inline="always")
-def sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, normal_out, persist):
+def sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, normal_out, skirt):
     """``cylinder_sdf_entered`` with the axis as scalars (n0, n1, n2): a loop
-    over points reads it once, not after every write to ``normal_out``. With
-    ``persist`` a point outside the cylinder that has a ``known`` feature still
-    inside that feature's plane (or cylinder, for the side) is pushed out through
-    it (``PhysicsParams.contact_persist``, experimental)."""
+    over points reads it once, not after every write to ``normal_out``."""
     zl = d0 * n0 + d1 * n1 + d2 * n2
     r0, r1, r2 = d0 - zl * n0, d1 - zl * n1, d2 - zl * n2
     r = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
     dr = r - a
     dz = abs(zl) - hh
-    if persist and (dr > 0 or dz > 0) and known != NO_FEATURE:   # left through another surface
-        if known == SIDE and dr < 0 and r > 1e-12:
-            normal_out[0], normal_out[1], normal_out[2] = r0 / r, r1 / r, r2 / r
-            return dr, SIDE
-        if known != SIDE:
-            sk = 1.0 if known == FACE_UP else -1.0
-            if sk * zl - hh < 0:
-                normal_out[0], normal_out[1], normal_out[2] = sk * n0, sk * n1, sk * n2
-                return sk * zl - hh, known
+    if skirt > 0.0 and known != NO_FEATURE and (dr > 0 or dz > 0):
+        d = skirt_depth(r0, r1, r2, r, zl, n0, n1, n2, a, hh, known, skirt, normal_out)
+        if d < 0.0:
+            return d, known
     if dr > 0 or dz > 0:                     # outside: the nearest surface, edge or side or face
         sz = 1.0 if zl >= 0 else -1.0
         if r > 1e-12:
@@ -137,6 +133,42 @@ def sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, normal_out, persist):
     sz = 1.0 if feat == FACE_UP else -1.0
     normal_out[0], normal_out[1], normal_out[2] = sz * n0, sz * n1, sz * n2
     return sz * zl - hh, feat
+
+
+@kernel(inline="always")
+def skirt_depth(r0, r1, r2, r, zl, n0, n1, n2, a, hh, known, skirt, normal_out):
+    """Signed depth (negative: pushed) of a point outside the cylinder through
+    its ``known`` feature's skirt, with its outward normal written. Past a face's
+    rim the face bends away on a quarter circle of radius ``skirt`` about the
+    circle ``skirt`` below the rim, then goes straight down the side ``skirt``
+    further out; past the side's top (bottom) the side bends inward the same way
+    over the face. Its depth is the distance to that surface: it meets the
+    feature's own depth at the edge and is zero where the point comes out."""
+    rr = r if r > 1e-12 else 1e-12
+    u0, u1, u2 = r0 / rr, r1 / rr, r2 / rr
+    if known == SIDE:
+        sz = 1.0 if zl >= 0 else -1.0
+        er, ez = r - (a - skirt), abs(zl) - hh          # from the circle skirt inside the rim, over the face
+        if ez <= 0.0:                                   # beside the side itself: outside it
+            return 1.0
+        if er < 0.0:
+            normal_out[0], normal_out[1], normal_out[2] = sz * n0, sz * n1, sz * n2
+            return ez - skirt
+    else:
+        sz = 1.0 if known == FACE_UP else -1.0
+        er, ez = r - a, sz * zl - (hh - skirt)          # from the circle skirt below the rim, beside the side
+        if er <= 0.0:                                   # over the face itself: outside it
+            return 1.0
+        if ez < 0.0:
+            normal_out[0], normal_out[1], normal_out[2] = u0, u1, u2
+            return er - skirt
+    ln = np.sqrt(er * er + ez * ez)
+    if ln >= skirt:
+        return 1.0
+    normal_out[0] = (er * u0 + ez * sz * n0) / ln
+    normal_out[1] = (er * u1 + ez * sz * n1) / ln
+    normal_out[2] = (er * u2 + ez * sz * n2) / ln
+    return ln - skirt
 
 
 @kernel

@@ -173,7 +173,7 @@ _ZETA, _KT, _PNORM = IDX["contact_damping"], IDX["k_tangent_ratio"], IDX["contac
 _MUS_M, _MUK_M = IDX["mu_static_mat"], IDX["mu_kinetic_mat"]
 _MUS_D, _MUK_D = IDX["mu_static_disc"], IDX["mu_kinetic_disc"]
 _FRIC, _LIN, _ANG, _ROLL = IDX["friction"], IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
-_PERSIST = IDX["contact_persist"]
+_SKIRT = IDX["contact_skirt"]
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
@@ -344,7 +344,9 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     found a partner this step (a point presses into one disc at a time).
     A point further outside o's face planes than ``watch`` (how far a point can
     come within the entry horizon) is outside o and cannot enter it: it skips
-    the distance function. ``scratch [8, 3]``: work rows (no allocation in the step loop);
+    the distance function, unless it entered o and may still be in o's skirt
+    (sim.contacts, Skirt), which also reaches past o's bounding ball.
+    ``scratch [8, 3]``: work rows (no allocation in the step loop);
     ``contact_speed``: see ``predict_entry``."""
     m, dt = P[_MASS], P[_DT]
     a, hh = P[_RADIUS], 0.5 * P[_THICK]
@@ -353,7 +355,7 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
     total = 0.0
     nrm = scratch[3]
     watch = (speed_bound(i, vel, omega, P) + speed_bound(j, vel, omega, P)) * contact_speed[0]
-    persist = P[_PERSIST] > 0
+    skirt = P[_SKIRT]
     for side in range(2):
         b, o = (i, j) if side == 0 else (j, i)
         c0, c1, c2 = pos[o, 0], pos[o, 1], pos[o, 2]        # locals: see world_points
@@ -365,10 +367,10 @@ def pair_contacts(i, j, pos, vel, omega, axis, wp, disc_spring, disc_partner, di
             d0, d1, d2 = wp[b, k, 0] - c0, wp[b, k, 1] - c1, wp[b, k, 2] - c2
             d = 1.0
             beyond = abs(d0 * n0 + d1 * n1 + d2 * n2) - hh
-            if d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and (not (beyond > 0.0 and beyond >= watch)
-                                                          or persist and disc_partner[b, k] == o):
+            if (d0 ** 2 + d1 ** 2 + d2 ** 2 <= bound2 and not (beyond > 0.0 and beyond >= watch)
+                    or skirt > 0.0 and disc_partner[b, k] == o):
                 known = disc_feature[b, k] if disc_partner[b, k] == o else NO_FEATURE
-                d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm, persist)
+                d, feat = sdf_entered(d0, d1, d2, n0, n1, n2, a, hh, known, nrm, skirt)
                 if 0.0 <= d < watch:
                     vb, vo = scratch[4], scratch[5]
                     point_velocity(vel, omega, pos, b, wp[b, k, 0], wp[b, k, 1], wp[b, k, 2], vb)

@@ -26,7 +26,8 @@ def midgame_world(seed: int = 7, n_flat: int = 12, n_leaners: int = 3,
     """Red disc at the centre, ``n_flat`` foundations (alternating colours) at
     seeded spots at least ``spacing`` apart, the first ones stacked as towers
     of the heights in ``towers``, then ``n_leaners`` nominal leaners on the
-    first single foundations, on the side facing away from the centre.
+    first single foundations still on the mat, on the side facing away from
+    the centre.
     Whatever the leaners knock about stays where physics puts it."""
     rng = np.random.default_rng(seed)
     w = World.new(params)
@@ -50,7 +51,13 @@ def midgame_world(seed: int = 7, n_flat: int = 12, n_leaners: int = 3,
             singles.append(w.add_flat(p[0], p[1], up, owner=k % 2))
     else:
         raise ValueError(f"cannot place {n_flat} foundations {spacing} m apart")
-    for host in singles[:n_leaners]:
+    placed = 0
+    for host in singles:
+        if placed == n_leaners:
+            break
+        if not w.live[host]:                     # an earlier leaner took it off the mat
+            continue
+        placed += 1
         az = dm.atan2(w.pos[host, 1], w.pos[host, 0])
         place_leaner(w, nominal_intent(w, host, az), owner=int(w.owner[host]))
     return w

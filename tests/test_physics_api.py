@@ -214,3 +214,30 @@ def test_nominal_intent_scans_only_as_far_as_it_needs_and_chooses_as_whole_grids
             assert nominal_intent(w, host, azimuth) == expected, (host, azimuth, how)
             ways.append(how)
     assert set(ways) == {"outermost", "inner", "fallback"}   # every way of choosing met
+
+
+def test_nominal_intent_on_a_disc_taken_off_the_mat_names_it():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    w.add_flat(0.06, 0.0, 1)
+    w.remove([host])
+    with pytest.raises(ValueError, match=f"host {host} is not on the mat"):
+        nominal_intent(w, host, 0.0)
+
+
+def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(monkeypatch):
+    """Seed 5 with towers (physics 0.13.0): an early leaner's episode carries a
+    later leaner's host off the mat (stuck to the hand); the builder goes on to the
+    next single foundation instead of asking a balance of a disc that is gone."""
+    import sim.scenes as scenes
+
+    hosts = []
+
+    def recording(world, intent, **kw):
+        assert world.live[intent.host]
+        hosts.append(intent.host)
+        return place_leaner(world, intent, **kw)
+
+    monkeypatch.setattr(scenes, "place_leaner", recording)
+    w = scenes.midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2))
+    assert len(hosts) == 6 and not w.live[15] and 15 not in hosts and hosts[-1] == 16

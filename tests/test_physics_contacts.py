@@ -246,16 +246,74 @@ def test_sleeping_does_not_change_where_a_released_leaner_comes_to_rest():
             assert s1 == s0 and abs(t1 - t0) <= 2.0, (base, tilt, t1, t0)
 
 
-def test_contact_persist_pushes_a_point_out_through_its_entered_face_after_it_left_by_the_side():
-    """A point that entered by the top face and slid out past the rim, still below the
-    face plane: without ``contact_persist`` it is outside (no push); with it, it is
-    still 0.5 mm deep through the top face, pushed along the axis."""
+SKIRT = 0.003
+AXES = [np.array([0.0, 0.0, 1.0]), np.array([0.6, 0.0, 0.8]), np.array([-0.36, 0.48, 0.8])]
+
+
+def _frame(axis):
+    """A radial unit vector and the axis: local (r, z) -> offset."""
+    radial = np.cross(axis, [0.0, 1.0, 0.0] if abs(axis[1]) < 0.9 else [1.0, 0.0, 0.0])
+    return radial / np.linalg.norm(radial), axis
+
+
+def _depth(r, z, feature, axis=AXES[0], skirt=SKIRT):
+    radial, n = _frame(axis)
     normal = np.zeros(3)
-    axis = np.array([0.0, 0.0, 1.0])
-    left_by_side = (A + 0.001, 0.0, HH - 0.0005)
-    d, feat = cylinder_sdf_entered(*left_by_side, axis, A, HH, FACE_UP, normal)
+    d, feat = cylinder_sdf_entered(*(r * radial + z * n), n, A, HH, feature, normal, skirt)
+    return d, feat, normal
+
+
+def test_skirt_a_point_that_entered_by_a_face_and_slid_past_the_rim_is_pushed_until_it_is_out():
+    """0.5 mm under the top face, 1 mm past the rim: without a skirt it is outside (no
+    push, physics 0.12.1); with the 3 mm skirt the face bends down past the rim on a
+    quarter circle, so the point is still 3 - |(1, 2.5)| mm = 0.31 mm in, pushed
+    outward and up; 2 mm past the rim it is out."""
+    d, feat, _ = _depth(A + 0.001, HH - 0.0005, FACE_UP, skirt=0.0)
     assert d > 0 and feat == NO_FEATURE
-    d, feat = cylinder_sdf_entered(*left_by_side, axis, A, HH, FACE_UP, normal, True)
-    assert d == pytest.approx(-0.0005) and feat == FACE_UP and normal.tolist() == [0.0, 0.0, 1.0]
-    above = (A + 0.001, 0.0, HH + 0.0001)                     # past its face plane too: free
-    assert cylinder_sdf_entered(*above, axis, A, HH, FACE_UP, normal, True)[0] > 0
+    d, feat, normal = _depth(A + 0.001, HH - 0.0005, FACE_UP)
+    assert d == pytest.approx(np.hypot(0.001, 0.0025) - SKIRT) and feat == FACE_UP
+    radial, up = _frame(AXES[0])
+    assert normal == pytest.approx((0.001 * radial + 0.0025 * up) / np.hypot(0.001, 0.0025))
+    assert _depth(A + 0.002, HH - 0.0005, FACE_UP)[0] > 0
+    assert _depth(A + 0.001, HH + 0.0001, FACE_UP)[0] > 0           # above its face plane: out
+    assert _depth(A + 0.001, HH - 0.0005, NO_FEATURE)[0] > 0        # never entered: no skirt
+
+
+@pytest.mark.parametrize("axis", AXES, ids=["upright", "tilted", "tilted_askew"])
+@pytest.mark.parametrize("feature", [FACE_UP, FACE_DOWN, SIDE])
+def test_skirt_depth_is_continuous_through_the_edge_and_its_normal_is_its_gradient(feature, axis):
+    """The spring's potential K d^2 / 2 stays continuous while a labelled point leaves
+    its disc by another surface (the energy it holds is given back, not dropped), and
+    the push is along -grad d, so the force is that potential's (sim.contacts, Skirt)."""
+    rng = np.random.default_rng(feature + 7)
+    sign = -1.0 if feature == FACE_DOWN else 1.0
+    for depth in (1e-6, 2e-4, 1.5e-3):                       # resting, impact, deep
+        if feature == SIDE:
+            path = [(A - depth, sign * z) for z in np.linspace(HH - 0.002, HH + 0.004, 601)]
+        else:
+            path = [(r, sign * (HH - depth)) for r in np.linspace(A - 0.002, A + 0.004, 601)]
+        d = np.array([_depth(r, z, feature, axis)[0] for r, z in path])
+        inside = d < 0
+        assert inside[0] and not inside[-1]
+        assert np.max(np.abs(np.diff(np.minimum(d, 0.0)))) < 2e-5, depth       # steps of 10 um
+    radial, n = _frame(axis)
+    checked = 0
+    for _ in range(300):
+        if feature == SIDE:
+            r, z = A - rng.uniform(0.0, 0.004), sign * (HH + rng.uniform(0.0, 0.003))
+        else:
+            r, z = A + rng.uniform(0.0, 0.004), sign * (HH - rng.uniform(0.0, 0.004))
+        q = r * radial + z * n
+        d, _, normal = _depth(r, z, feature, axis)
+        if d >= -1e-5:
+            continue
+        grad = [(_d3(q + 1e-8 * e, feature, axis) - _d3(q - 1e-8 * e, feature, axis)) / 2e-8 for e in np.eye(3)]
+        assert np.allclose(grad, normal, atol=1e-5), (r, z)
+        checked += 1
+    assert checked > 50
+
+
+def _d3(q, feature, axis):
+    return cylinder_sdf_entered(*q, axis, A, HH, feature, np.zeros(3), SKIRT)[0]
+
+

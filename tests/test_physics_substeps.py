@@ -34,26 +34,34 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
     assert extra % 2 == 0 and 0 < extra // 2 < 500 - 140         # 2 more a sub-stepped step, never in the air
 
 
+# what each physics since 0.10.0 added, off: every older physics is played with these too
+BEFORE_0_11 = {"reuse_lead": 0.0, "far_dipole": 0.0, "contact_skirt": 0.0}
+
+
 def test_contact_substeps_1_without_tower_hold_plays_physics_0_6_0_games_bit_for_bit():
     """Placements and a short game with the sub-steps off, towers tested disc
     by disc and no compound bodies print the digest that physics 0.6.0
     printed (recorded there): the knobs restore the old physics exactly, for
     runs that need to match results made with it."""
-    assert (selfcheck.fingerprint(contact_substeps=1, tower_hold=False, compound=False, reuse_lead=0.0, far_dipole=0.0)
+    assert (selfcheck.fingerprint(contact_substeps=1, tower_hold=False, compound=False, **BEFORE_0_11)
             == selfcheck.REFERENCE_SINGLE_STEPS)
 
 
 def test_tower_hold_off_plays_physics_0_7_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(tower_hold=False, compound=False, reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_7_0
+    assert selfcheck.fingerprint(tower_hold=False, compound=False, **BEFORE_0_11) == selfcheck.REFERENCE_0_7_0
 
 
 def test_compound_off_plays_physics_0_9_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(compound=False, reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_9_0
+    assert selfcheck.fingerprint(compound=False, **BEFORE_0_11) == selfcheck.REFERENCE_0_9_0
+
+
+def test_contact_skirt_0_plays_physics_0_12_1_games_bit_for_bit():
+    assert selfcheck.fingerprint(contact_skirt=0.0) == selfcheck.REFERENCE_0_12_1
 
 
 def test_far_dipole_0_plays_physics_0_11_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(far_dipole=0.0) == selfcheck.REFERENCE_0_11_0
+    assert selfcheck.fingerprint(far_dipole=0.0, contact_skirt=0.0) == selfcheck.REFERENCE_0_11_0
 
 
 def test_reuse_lead_0_plays_physics_0_10_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(reuse_lead=0.0, far_dipole=0.0) == selfcheck.REFERENCE_0_10_0
+    assert selfcheck.fingerprint(**BEFORE_0_11) == selfcheck.REFERENCE_0_10_0

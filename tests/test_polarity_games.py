@@ -108,9 +108,9 @@ def test_strong_magnets_variant_scales_the_remanence():
     assert physics_params(PolarityRules(settle_budget_s=2.5)).settle_budget_s == 2.5
 
 
-def test_physics_knobs_reach_the_core_and_contact_persist_is_off_by_default():
-    assert physics_params(PolarityRules()).contact_persist is False
-    assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"contact_persist": "true"})).contact_persist
+def test_physics_knobs_reach_the_core_and_the_contact_skirt_is_on_by_default():
+    assert physics_params(PolarityRules()).contact_skirt == 0.003
+    assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"contact_skirt": "0"})).contact_skirt == 0.0
     assert physics_params(PolarityRules(far_dipole=0.0)).far_dipole == 0.0
 
 

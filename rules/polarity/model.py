@@ -75,8 +75,8 @@ class PolarityRules(RulesBase):
         None, ge=0.0, lt=1.0, description="physics: how far ahead along a magnetic pair's motion its reused result is computed, as a share of the reuse tolerance; unset = the core's 0.9; 0 = physics 0.10.0 (episodes ~3-18 % dearer)")
     far_dipole: float | None = Field(
         None, ge=0.0, description="physics: magnetic pairs 6 cm apart up to this many metres get their dipole term every step and hold only the rest of their result; unset = the core's 0.12; 0 = physics 0.11.0 (~4 % cheaper)")
-    contact_persist: bool = Field(
-        False, description="physics, experimental: a rim point that leaves a disc through another surface than it entered by keeps its push until its entered depth is zero (9x less energy lost in a snap's impact; replayed episodes ~3 % cheaper, outcome counts unchanged); false = physics 0.12.1")
+    contact_skirt: float | None = Field(
+        None, ge=0.0, description="physics: a rim point pressed into a disc stays pushed out through the surface it entered by, bent away past its edge on a quarter circle of this radius (m), until it is out; unset = the core's 0.003; 0 = physics 0.12.1 (a snap's impacts lose energy)")
 
     @model_validator(mode="after")
     def _a_disc_left_after_setup(self) -> "PolarityRules":

@@ -64,8 +64,8 @@ def physics_params(rules):
         update["reuse_lead"] = rules.reuse_lead
     if rules.far_dipole is not None:
         update["far_dipole"] = rules.far_dipole
-    if rules.contact_persist:
-        update["contact_persist"] = True
+    if rules.contact_skirt is not None:
+        update["contact_skirt"] = rules.contact_skirt
     return base.model_copy(update=update)
 
 
