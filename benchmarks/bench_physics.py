@@ -208,25 +208,34 @@ def first_episode_seconds():
             "exit_s": round(whole - to_episode, 3), "process_wall_s": round(whole, 3), "status": out[2]}
 
 
-def measure(repeat: int = 3, game_seeds=GAME_SEEDS) -> dict:
-    world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2))
-    host = 24                                                # a single foundation, room around
+def mid_game_scene(params=None):
+    """The built 37-disc world (built by the physics of ``params``: another physics
+    builds another world) and its three placements: on the clearest host, on a
+    crowded host (24, a single foundation that already carries a leaner), and a
+    snap fault there."""
+    world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2), params=params)
+    host = 24
     assert world.live[host]
     az = free_azimuth(world, host)
     nominal = nominal_intent(world, host, az)
-    fault = Intent(host, az, 0.030, nominal.tilt, nominal.up)
-    place_leaner(world.copy(), nominal)                      # compile / load cache
+    clear, clear_az = clear_host(world)
+    return world, {"clear_host_placement": nominal_intent(world, clear, clear_az), "nominal_placement": nominal,
+                   "snap_fault": Intent(host, az, 0.030, nominal.tilt, nominal.up)}
+
+
+def measure(repeat: int = 3, game_seeds=GAME_SEEDS) -> dict:
+    world, intents = mid_game_scene()
+    place_leaner(world.copy(), intents["nominal_placement"])  # compile / load cache
     lone = World.new()
     lone_host = lone.add_flat(0.0, 0.0, 1)
     lone_intent = nominal_intent(lone, lone_host, 0.0)
-    clear, clear_az = clear_host(world)
     return {
         "lone_host_nominal_placement": time_episodes(lone, lone_intent, repeat),
-        "clear_host_placement": time_episodes(world, nominal_intent(world, clear, clear_az), repeat),
+        "clear_host_placement": time_episodes(world, intents["clear_host_placement"], repeat),
         "bodies": int(world.live.sum()),
         "awake_at_start": int(world.awake.sum()),
-        "nominal_placement": time_episodes(world, nominal, repeat),
-        "snap_fault": time_episodes(world, fault, repeat),
+        "nominal_placement": time_episodes(world, intents["nominal_placement"], repeat),
+        "snap_fault": time_episodes(world, intents["snap_fault"], repeat),
         "pair_evals_per_s": {f"{d * 1e3:.0f} mm": round(pair_rate(d)) for d in
                              (0.031, 0.040, 0.060, 0.120)},
         "first_episode_fresh_process": first_episode_seconds(),

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/replay_episodes.py --games 6 --seed 2026 --set reuse_lead=0
     .venv/bin/python benchmarks/replay_episodes.py --games 8 --seed 12 --set reuse_pos=5e-6 --json out.json
+    .venv/bin/python benchmarks/replay_episodes.py --scene 10 --set contact_skirt=0
 
 Plays ``--games`` standard games (seats alternating, as ``bench_polarity.py``)
 under the current physics, keeps a copy of the world before every episode the
@@ -19,6 +20,11 @@ with any change: a rounding-level change moves ~4 % of them (sim/params.py,
 SLEEP), so that share is the floor to read ``changed`` against.
 ``a_reproduces_the_games``: every A replay ended as the game's own episode, in
 as many steps (the core is deterministic; ``tests/test_replay_episodes.py``).
+
+``--scene N``: instead of games, the three placements of ``bench_physics.py``'s
+built mid-game scene, each replayed N times in alternation. That scene is built
+by the physics, so a change builds another one and its figures there are other
+episodes; here both sides start from the world side A built.
 
 Game-level verdicts (win rates, end reasons) are ``polsim compare``'s job; this
 says what a change does to the physics the games are made of, at a fraction
@@ -78,6 +84,20 @@ def record(games) -> list[tuple]:
 def outcome(verb: str, ep) -> tuple:
     return (ep.status, action_state(verb, ep), bool(ep.fallen), bool(ep.new_contacts), bool(ep.red_contacts),
             bool(ep.in_hand))
+
+
+def scene_episodes(repeat: int) -> list[tuple]:
+    """``bench_physics.mid_game_scene``'s placements as ``record`` gives a game's,
+    each ``repeat`` times."""
+    from bench_physics import mid_game_scene
+
+    world, intents = mid_game_scene()
+    base = core()
+    episodes = []
+    for intent in intents.values():
+        ep = base.place_leaner(world.copy(), intent)
+        episodes += [("place_leaner", world.copy(), (intent,), {}, (outcome("place_leaner", ep), ep.steps))] * repeat
+    return episodes
 
 
 def with_params(world, overrides: dict):
@@ -146,11 +166,14 @@ def main(argv=None) -> int:
     add_game_args(ap)
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="a PhysicsParams field for side B (repeatable)")
+    ap.add_argument("--scene", type=int, default=0, metavar="N",
+                    help="replay bench_physics.py's built mid-game scene's placements N times each instead of games")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     overrides = parse_sets(args.set)
     a, b = args.strategies.split(",")
-    out = replay(record(specs(a, b, args.games, args.seed, args.variant)), overrides)
+    episodes = scene_episodes(args.scene) if args.scene else record(specs(a, b, args.games, args.seed, args.variant))
+    out = replay(episodes, overrides)
     print(json.dumps(out, indent=1))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

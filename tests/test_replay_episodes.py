@@ -50,3 +50,14 @@ def test_a_physics_change_shows_in_the_steps_of_side_b(tool, episodes):
 def test_a_bad_override_is_refused_before_any_game(tool, pair, word):
     with pytest.raises(SystemExit, match=word):
         tool.parse_sets([pair])
+
+
+def test_scene_replays_bench_physics_placements_from_the_world_side_a_built(tool):
+    """``--scene``: the built mid-game scene's three placements, each replayed as it
+    was first played; contact_skirt=0 (physics 0.12.1) on 0.13.0's world changes none
+    of them (the skirt never acts there), so both sides take the same steps."""
+    episodes = tool.scene_episodes(2)
+    assert len(episodes) == 6 and episodes[0][4] == episodes[1][4]
+    out = tool.replay(episodes, tool.parse_sets(["contact_skirt=0"]))
+    assert out["a_reproduces_the_games"] and out["changed"] == 0
+    assert out["A"]["steps"] == out["B"]["steps"] > 6 * 2000
