@@ -245,11 +245,11 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
                   axis: np.ndarray | None = None) -> tuple[Intent, bool]:
     """``nominal_intent`` and whether it found a stable crossing (else the fallback);
     ``axis``: the bodies' axes (``world_axes``) if the caller has them."""
+    if not world.live[host]:
+        raise ValueError(f"host {host} is not on the mat: choose a live disc")
     if up is None:
         up = 1 if normal_of(world.quat[host])[2] >= 0 else -1
     p = world.params
-    if not world.live[host]:
-        raise ValueError(f"host {host} is not on the mat: choose a live disc")
     stack = [i for i in np.nonzero(world.live)[0]
              if dm.hypot(*(world.pos[i, :2] - world.pos[host, :2])) < p.radius]
     top = max(world.pos[i, 2] for i in stack) + 0.5 * p.thickness

@@ -257,9 +257,14 @@ def _frame(axis):
 
 
 def _depth(r, z, feature, axis=AXES[0], skirt=SKIRT):
+    """(signed distance, feature, outward normal) of the point at radius r, height z."""
     radial, n = _frame(axis)
+    return _sdf(r * radial + z * n, feature, n, skirt)
+
+
+def _sdf(q, feature, axis, skirt=SKIRT):
     normal = np.zeros(3)
-    d, feat = cylinder_sdf_entered(*(r * radial + z * n), n, A, HH, feature, normal, skirt)
+    d, feat = cylinder_sdf_entered(*q, axis, A, HH, feature, normal, skirt)
     return d, feat, normal
 
 
@@ -307,13 +312,10 @@ def test_skirt_depth_is_continuous_through_the_edge_and_its_normal_is_its_gradie
         d, _, normal = _depth(r, z, feature, axis)
         if d >= -1e-5:
             continue
-        grad = [(_d3(q + 1e-8 * e, feature, axis) - _d3(q - 1e-8 * e, feature, axis)) / 2e-8 for e in np.eye(3)]
+        grad = [(_sdf(q + 1e-8 * e, feature, axis)[0] - _sdf(q - 1e-8 * e, feature, axis)[0]) / 2e-8
+                for e in np.eye(3)]
         assert np.allclose(grad, normal, atol=1e-5), (r, z)
         checked += 1
     assert checked > 50
-
-
-def _d3(q, feature, axis):
-    return cylinder_sdf_entered(*q, axis, A, HH, feature, np.zeros(3), SKIRT)[0]
 
 
