@@ -1,8 +1,15 @@
 """Reading a world: which discs touch now, and what state each body is in.
 
 ``touching_matrix`` tests every rim sample point of i against disc j's
-cylinder (both ways) with a small tolerance ``tol`` (m); ``classify`` turns
-poses and contacts into BodyInfo:
+cylinder (both ways) with a small tolerance ``tol`` (m), as the core reads
+it: a point labelled with the surface it entered j by (``disc_partner``,
+``disc_feature``) is read through that surface and, past its edge, its skirt
+(sim.contacts, Skirt). A pair the core pushes apart is a pair that touches:
+read through the nearest surface alone, a point resting in a skirt up to
+0.22 mm past an edge (seen in standard games) read as apart while the core
+reported the pair touching during the episode, so an episode that woke it
+would have called that old contact new (R6). With ``skirt`` 0 the two
+readings are the same. ``classify`` turns poses and contacts into BodyInfo:
 
 - OUT: centre beyond the play circle;
 - flat (tilt < FLAT_TILT): STACKED when it touches a flat disc above or
@@ -25,7 +32,7 @@ from numba import njit
 
 from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
-from sim.contacts import contact_reach, cylinder_sdf
+from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf_entered
 from sim.events import BodyInfo, BodyState
 
 FLAT_TILT = np.radians(20.0)
@@ -33,7 +40,7 @@ TOUCH_TOL = 1e-4
 
 
 @njit(cache=True, fastmath=False)
-def touching_matrix(pos, quat, live, rim, radius, thickness, tol):
+def touching_matrix(pos, quat, live, rim, radius, thickness, tol, partner, feature, skirt):
     n = pos.shape[0]
     cur = np.zeros((n, n), np.uint8)
     rot = np.zeros((n, 3, 3))
@@ -44,7 +51,7 @@ def touching_matrix(pos, quat, live, rim, radius, thickness, tol):
             for c in range(3):
                 axis[i, c] = rot[i, c, 2]
     hh = 0.5 * thickness
-    reach = contact_reach(radius, hh) + tol
+    reach = contact_reach(radius, hh) + tol + skirt
     normal = np.zeros(3)
     p = np.zeros(3)
     for i in range(n):
@@ -59,7 +66,9 @@ def touching_matrix(pos, quat, live, rim, radius, thickness, tol):
             for k in range(rim.shape[0]):
                 for c in range(3):
                     p[c] = pos[i, c] + rot[i, c, 0] * rim[k, 0] + rot[i, c, 1] * rim[k, 1] + rot[i, c, 2] * rim[k, 2]
-                if cylinder_sdf(p, pos[j], axis[j], radius, hh, normal) < tol:
+                known = feature[i, k] if partner[i, k] == j else NO_FEATURE
+                if cylinder_sdf_entered(p[0] - pos[j, 0], p[1] - pos[j, 1], p[2] - pos[j, 2], axis[j], radius, hh,
+                                        known, normal, skirt)[0] < tol:
                     cur[i, j] = 1
                     cur[j, i] = 1
                     break

@@ -146,8 +146,9 @@ class World:
         return len(self.live)
 
     def touching(self) -> np.ndarray:
-        return touching_matrix(self.pos, self.quat, self.live, self.rim, self.params.radius,
-                               self.params.thickness, TOUCH_TOL)
+        p = self.params
+        return touching_matrix(self.pos, self.quat, self.live, self.rim, p.radius, p.thickness, TOUCH_TOL,
+                               self.disc_partner, self.disc_feature, p.contact_skirt)
 
     def contacts(self) -> list[tuple[int, int]]:
         return pairs_of(self.touching())

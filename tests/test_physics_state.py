@@ -7,7 +7,7 @@ import pytest
 
 from sim import detmath as dm
 from sim.api import BodyState, Intent, World, nominal_intent, place_leaner, place_tower
-from sim.bodies import normal_of
+from sim.bodies import normal_of, quat_to_matrix
 from sim.events import BodyInfo
 from sim.scenes import free_azimuth, midgame_world
 from sim.state import FLAT_TILT, classify
@@ -90,3 +90,39 @@ def test_a_leaner_leans_on_its_host_a_tower_names_its_bottom_disc_and_a_disc_bey
     bottom = min(group, key=lambda k: w.pos[k, 2])
     assert all(states[k].state == BodyState.STACKED and states[k].tower == bottom for k in group)
     assert states[out].state == BodyState.OUT and states[out].up == -1
+
+
+def _disc_with_one_point_in_the_hosts_skirt(**params):
+    """A host lying flat and a disc standing on edge beside it, one of its rim points
+    1 mm past the host's rim and 0.5 mm under its top face (the other points farther
+    out): ``(world, host, disc, point)``."""
+    from sim.params import PhysicsParams
+
+    w = World.new(PhysicsParams(**params))
+    p = w.params
+    host = w.add_flat(0.0, 0.0, 1)
+    disc = w.add_body((0.0, 0.0, 0.1), (0.0, 1.0, 0.0))          # on edge, its faces across y
+    rot = np.zeros((3, 3))
+    quat_to_matrix(w.quat[disc], rot)
+    ring = range(2 * p.rim_points, 3 * p.rim_points)              # the rim's middle circle
+    point = min(ring, key=lambda k: float(np.dot(rot @ w.rim[k], (1.0, 0.0, 1.0))))   # the lowest, nearest the host
+    target = np.array([p.radius + 0.001, 0.0, p.thickness - 0.0005])
+    w.pos[disc] = target - rot @ w.rim[point]
+    return w, host, disc, point
+
+
+def test_a_point_resting_in_a_skirt_touches_as_the_core_pushes_it():
+    """A rim point that entered the host by its top face and slid past the rim is
+    still pushed out by the core (the face's skirt: sim.contacts), so the pair
+    touches; the nearest surface alone reads it 1 mm apart, and so does a point that
+    never entered, or the same point without a skirt (physics 0.12.1)."""
+    from sim.contacts import FACE_UP
+
+    w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt()
+    assert not w.touching()[host, disc]                 # unlabelled: the nearest surface, 1 mm off
+    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+    assert w.touching()[host, disc] and w.contacts() == [(host, disc)]
+    assert [b.state for b in w.bodies()] == [BodyState.FLAT, BodyState.RESTING]
+    w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt(contact_skirt=0.0)
+    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+    assert not w.touching()[host, disc]
