@@ -14,7 +14,7 @@ the neighbours do to the tower, and it sleeps after ``sleep_time``.
 Model: a flat coaxial stack on the mat, every disc the same face up (their
 magnets attract). Interface k (disc k on disc k - 1; k = 0 the mat) carries
 the weight of the discs above it and the magnetic pull of every disc below on
-every disc above. A contact is the shared-stiffness potential of sim.integrate,
+every disc above. A contact is the shared-stiffness potential of sim.contact_forces,
 K/2 (sum d^p)^(2/p): N points pressed equally deep by d push back with
 K N^(2/p) d in all. A face-to-face pair presses 2 x ``rim_points`` points (each
 disc's face edge into the other's face), the mat ``rim_points``. The magnetic

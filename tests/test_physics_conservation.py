@@ -16,7 +16,7 @@ from sim.contacts import NO_FEATURE, cylinder_sdf_entered
 from sim.episodes import leaner_pose
 from sim.balance import world_rotations
 from sim.forces import magnetic_all, new_cache
-from sim.integrate import pair_contacts, world_points
+from sim.contact_forces import pair_contacts, world_points
 from sim.magnetics import pair_force_torque_py
 
 CONSERVATIVE = dict(friction=False, damping=False, sleep=False)
@@ -181,7 +181,7 @@ def _rim_points(w, i):
 
 
 def _contact_potential(k, depths, p):
-    """K/2 (sum d^p)^(2/p) over the penetrating points (sim.integrate)."""
+    """K/2 (sum d^p)^(2/p) over the penetrating points (sim.contact_forces)."""
     depths = np.asarray(depths)
     return 0.5 * k * (depths[depths > 0] ** p.contact_norm).sum() ** (2.0 / p.contact_norm)
 
@@ -206,7 +206,7 @@ def _disc_potential(w, i, j):
 
 
 def _total_energy(w) -> float:
-    """Kinetic + gravity + every contact's penalty potential (sim.integrate)."""
+    """Kinetic + gravity + every contact's penalty potential (sim.contact_forces)."""
     p, n = w.params, len(w)
     e = _kinetic(w) + p.mass * p.gravity * (w.pos[:, 2] - 0.5 * p.thickness).sum()
     e += sum(_mat_potential(w, i) for i in range(n))

@@ -2,7 +2,7 @@
 
 Contacts push a point out through the surface it entered by (sim.contacts,
 ``cylinder_sdf_entered``); a body whose pose stays put sleeps even while its
-contacts jitter (sim.integrate, ``in_rest_ball``).
+contacts jitter (sim.sleeping, ``in_rest_ball``).
 """
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 
 from sim.api import Intent, PhysicsParams, World, place_leaner, settle
 from sim.contacts import FACE_DOWN, FACE_UP, NO_FEATURE, SIDE, cylinder_sdf_entered
-from sim.integrate import in_rest_ball
+from sim.sleeping import in_rest_ball
 
 A, HH = 0.015, 0.003
 
