@@ -2,7 +2,8 @@
 second with friction and damping off: a magnetic pair in free flight, a disc
 clattering on the mat and a disc dropped on another (contacts ring at
 omega dt ~ 0.3: sim.integrate, Sub-steps), and the loop work; over 0.2 s a
-leaner the magnets snap onto its host or onto a tower (sim.contacts, Skirt)."""
+leaner the magnets snap onto its host or onto a tower (sim.contacts, Skirt).
+Over a whole second the snap still drifts 1.2-2.4 %: a strict xfail."""
 
 from functools import lru_cache
 
@@ -276,18 +277,18 @@ def test_energy_drift_below_one_percent_disc_dropped_on_a_disc():
         assert max(abs(e - e0) for e in samples) < 0.01 * e0, k
 
 
-@lru_cache(maxsize=2)
-def _leaner_snap(**params) -> tuple[float, float]:
-    """A leaner released 36 mm from a same-colour host (well inside its snap
-    distance) is pulled onto it, magnets on, friction and damping off, for 0.2 s:
-    (worst |total energy - start|, magnetic pair potential included; the largest
-    kinetic energy), sampled every 5 ms."""
+@lru_cache(maxsize=4)
+def _leaner_snap(seconds: float = 0.2, shift: float = 0.0, **params) -> tuple[float, float]:
+    """A leaner released 36 mm (+ ``shift``) from a same-colour host (well inside its
+    snap distance) is pulled onto it, magnets on, friction and damping off, for
+    ``seconds``: (worst |total energy - start|, magnetic pair potential included;
+    the largest kinetic energy), sampled every 5 ms."""
     p = PhysicsParams(settle_budget_s=0.005, **CONSERVATIVE, **params)
     w = World.new(p)
     host = w.add_body((0.0, 0.0, 0.5 * p.thickness), (0.0, 0.0, 1.0), awake=True)
     centre, normal, _ = leaner_pose(w, host, 0.0, 0.036, np.radians(45.0))
-    w.add_body(centre + np.array([0.0, 0.0, 1e-4]), normal, awake=True)
-    worst, kinetic = _watch_energy(w)
+    w.add_body(centre + np.array([shift, 0.0, 1e-4]), normal, awake=True)
+    worst, kinetic = _watch_energy(w, round(seconds / 0.005))
     assert kinetic > 0.005                       # it did snap
     return worst, kinetic
 
@@ -311,6 +312,20 @@ def test_energy_drift_below_one_percent_leaner_snapping_onto_its_host():
     1.2 %, 0.8 % with no magnetic result reused)."""
     worst, kinetic = _leaner_snap()
     assert worst < 0.01 * kinetic
+
+
+@pytest.mark.xfail(strict=True, reason="issue 3's bar over a full second: 1.2-2.4 % (physics 0.13.1)")
+def test_energy_drift_below_one_percent_over_one_second_of_a_leaner_snapping_onto_its_host():
+    """The snap watched for a whole second, two releases 0.1 mm apart. With friction
+    and damping off the leaner never rests: it skids and bounces on its host and the
+    mat, hundreds of impacts. Physics 0.13.1 keeps 1.2 and 2.4 % (four releases:
+    1.2-2.4 %); with no magnetic result reused (``reuse_pos``, ``reuse_axis``,
+    ``reuse_rel`` 0) 0.65-1.65 %, with also the closed-form field instead of its table
+    0.63-1.93 %, at half the step 0.58-1.75 %, with 6 sub-steps 0.63-1.51 %. The
+    reused results about double it; what is left does not shrink with the step."""
+    for shift in (0.0, 1e-4):
+        worst, kinetic = _leaner_snap(1.0, shift)
+        assert worst < 0.01 * kinetic, (shift, round(100 * worst / kinetic, 2))
 
 
 @lru_cache(maxsize=2)
