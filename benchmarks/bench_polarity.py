@@ -49,7 +49,7 @@ s; 5 red_touched, 1 red_moved, 1 no_colour_on_mat, 1 stack_empty). Earlier
 that session, with 0.5.0's capture spots, side by side: physics 0.9.0 0.024
 (330.6 s, 60.0 turns, costliest 113.9 s), ``--set tower_at_rest=false`` 0.030
 (263.4 s, 66.1 turns): other games each time, and 8 of them do not resolve a
-change of this size; the captures replayed from recorded worlds do (README).
+change of this size; the captures replayed from recorded worlds do (docs/MEASUREMENTS.md).
 
 Recorded 2026-12-02 (session 12), ``--games 8 --matchups cautious,aggressive``
 and the same with ``--quality --workers 1``, polsim 0.5.0 (strategies pass

@@ -42,7 +42,7 @@ quarter of the CPU (tests/test_physics_compound.py); the 35 placements of a
 recorded standard game, replayed: 3.15 -> 2.07 CPU s (its three cascades
 2-2.3x, the rest within 5 %); 8 standard games (cautious vs aggressive,
 ``bench_polarity.py``) 70.3 -> 42.7 CPU s; 200 short games: ``polsim
-compare`` finds no significant change (README, Benchmarks).
+compare`` finds no significant change (docs/MEASUREMENTS.md).
 
 State per group at its root: ``G [n, 32]`` = centre of mass (0:3), velocity
 (3:6), spin (6:9), orientation quaternion (9:13, the root's at formation),

@@ -50,7 +50,7 @@ disc's thickness, so past the disc's middle) when it reaches the edge, and
 for one that went through a disc and out of its far face. ``skirt`` 0 drops the
 point at the edge (physics 0.12.1). Replayed episodes of standard games cost
 1.5 % less CPU and end as before within the rounding-level share; 768 paired
-standard games showed no change in outcomes at 5 % (README, physics 0.13.0).
+standard games showed no change in outcomes at 5 % (docs/MEASUREMENTS.md, physics 0.13.0).
 
 ``point_force`` turns (depth, normal, relative velocity of the point, the
 point's tangential spring ``spring[3]``) into the force on the point's body:

@@ -80,7 +80,7 @@ lead: there a held value's error (its stiffness x the tolerance) is
 bumps of 0.02 mm/s in the tower test. Measured (session 22, 2026-12-03),
 episodes of standard games replayed under both (``benchmarks/replay_episodes.py
 --set far_dipole=0``, sets of 6-8 games, seeds 11, 12, 13, 2026): see the
-Physics 0.12.1 row of the README. Lead is kept for near pairs and pairs
+Physics 0.12.1 row of docs/MEASUREMENTS.md. Lead is kept for near pairs and pairs
 beyond the reach, though a led value can pump too (a disc 29 mm from a
 two-disc stack, in an episode of seed 2026, rocks at 2-7 mm/s with it and rests with
 ``reuse_lead`` 0): with split far pairs, ``reuse_lead`` 0 cost 11 % more CPU
