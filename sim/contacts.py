@@ -46,8 +46,13 @@ discs touch (sim.state) reads a labelled point through its skirt as well, so
 a pair the core pushes apart always reads as touching (in 10 standard games,
 3,700 readings, the two readings never differed).
 It is still discontinuous for a point deeper than ``skirt`` (3 mm, half the
-disc's thickness, so past the disc's middle) when it reaches the edge, and
-for one that went through a disc and out of its far face. ``skirt`` 0 drops the
+disc's thickness, so past the disc's middle) when it reaches the edge, for
+one that went through a disc and out of its far face, and where the pair's
+centres part beyond contact reach (30.6 mm) while a point still sits in a
+skirt (possible up to ~33.6 mm): sim.integrate only looks at pairs within
+reach. Widening that gate by ``skirt`` changed none of the selfcheck games,
+golden scenes or one-second snaps (session 25), and would test every pair
+3 mm farther apart each step, so it is not done. ``skirt`` 0 drops the
 point at the edge (physics 0.12.1). Replayed episodes of standard games cost
 1.5 % less CPU and end as before within the rounding-level share; 768 paired
 standard games showed no change in outcomes at 5 % (docs/MEASUREMENTS.md, physics 0.13.0).

@@ -96,9 +96,18 @@ class World:
                               False, owner) for k in range(n)]
 
     def remove(self, ids) -> None:
+        """Take bodies off the mat; no point remembers touching them."""
         for i in ids:
             self.live[i] = 0
             self.awake[i] = 0
+            self._forget(i)
+
+    def _forget(self, i: int) -> None:
+        """Other bodies' points that pressed into body i forget it (a body lifted or
+        moved by the hand is not where they entered it)."""
+        pressed = self.disc_partner == i
+        self.disc_partner[pressed] = -1
+        self.disc_feature[pressed] = -1
 
     def discard_last(self, i: int) -> None:
         """Delete body ``i``, the last one added, as if it had never been: its
@@ -127,6 +136,7 @@ class World:
         self.disc_spring[i] = 0.0
         self.disc_partner[i] = -1
         self.disc_feature[i] = -1
+        self._forget(i)
 
     def copy(self) -> "World":
         other = World.__new__(World)

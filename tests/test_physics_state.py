@@ -126,3 +126,19 @@ def test_a_point_resting_in_a_skirt_touches_as_the_core_pushes_it():
     w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt(contact_skirt=0.0)
     w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
     assert not w.touching()[host, disc]
+
+
+def test_a_disc_lifted_off_the_mat_is_forgotten_by_the_points_that_pressed_into_it():
+    """A capture lifts discs (``remove``) and sets them down elsewhere (``place``):
+    no point of another disc may still read them through the surface it once
+    entered them by, or the skirt would push it from a disc that is no longer there."""
+    from sim.contacts import FACE_UP
+
+    for put_back in (False, True):
+        w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt()
+        w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+        w.remove([host])
+        assert (w.disc_partner != host).all() and w.disc_feature[disc, point] == -1
+        if put_back:
+            w.place(host, (0.0, 0.0, 0.5 * w.params.thickness), (0.0, 0.0, 1.0), awake=False)
+            assert not w.touching()[host, disc]     # set down where it was: only the nearest surface
