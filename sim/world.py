@@ -121,7 +121,7 @@ class World:
             raise ValueError(f"body {i} is not the last one added ({len(self.live) - 1})")
         for name in _ARRAYS:
             setattr(self, name, getattr(self, name)[:i].copy())
-        self.disc_partner[self.disc_partner == i] = -1
+        self._forget(i)
 
     def place(self, i: int, pos, normal, awake: bool = True) -> None:
         """Put body i (live again) at a new pose, at rest."""
