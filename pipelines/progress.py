@@ -22,6 +22,15 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 
+def rate_text(played: int, elapsed: float) -> str:
+    """Games a second, whole above 10 and to two figures below (a standard
+    Polarity game takes seconds: 0.19 games/s, not 0)."""
+    if elapsed <= 0 or played <= 0:
+        return ""
+    rate = played / elapsed
+    return f"{rate:,.0f} games/s" if rate >= 10 else f"{rate:.2g} games/s"
+
+
 @contextmanager
 def games_progress(total: int, quiet: bool = False, console: Console | None = None) -> Iterator[Callable[[int], None] | None]:
     if quiet:
@@ -42,7 +51,7 @@ def games_progress(total: int, quiet: bool = False, console: Console | None = No
             progress.start()
         played += n
         elapsed = time.perf_counter() - start
-        progress.update(task, advance=n, rate=f"{played / elapsed:,.0f} games/s" if elapsed > 0 else "")
+        progress.update(task, advance=n, rate=rate_text(played, elapsed))
 
     try:
         yield advance
