@@ -277,7 +277,7 @@ def test_energy_drift_below_one_percent_disc_dropped_on_a_disc():
         assert max(abs(e - e0) for e in samples) < 0.01 * e0, k
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def _leaner_snap(seconds: float = 0.2, shift: float = 0.0, **params) -> tuple[float, float]:
     """A leaner released 36 mm (+ ``shift``) from a same-colour host (well inside its
     snap distance) is pulled onto it, magnets on, friction and damping off, for
@@ -316,10 +316,11 @@ def test_energy_drift_below_one_percent_leaner_snapping_onto_its_host():
 
 @pytest.mark.xfail(strict=True, reason="issue 3's bar over a full second: 0.9-3.3 % (physics 0.13.1)")
 def test_energy_drift_below_one_percent_over_one_second_of_a_leaner_snapping_onto_its_host():
-    """The snap watched for a whole second, two releases 0.1 mm apart. With friction
+    """The snap watched for a whole second, four releases 0.1 mm apart (it passes only
+    if all four do: one lucky release is not the bar met). With friction
     and damping off the leaner never rests: it skids and bounces on its host and the
-    mat, hundreds of impacts. Physics 0.13.1 keeps 1.2 and 2.4 % (16 releases 0.1 mm
-    apart: 0.85-3.26 %, median 1.4 %); with no magnetic result reused
+    mat, hundreds of impacts. Physics 0.13.1 keeps 1.2, 2.4, 1.9 and 2.1 % (16
+    releases 0.1 mm apart: 0.85-3.26 %, median 1.4 %); with no magnetic result reused
     (``reuse_pos``, ``reuse_axis``, ``reuse_rel`` 0) 0.59-1.76 %, median 1.0 %; of four
     releases, with also the closed-form field instead of its table 0.63-1.94 %, at
     half the step 0.58-1.75 %, with 6 sub-steps 0.63-1.51 %. The reused results add
@@ -329,7 +330,7 @@ def test_energy_drift_below_one_percent_over_one_second_of_a_leaner_snapping_ont
     within a rule: its sampling frame turns with the pose and its tiers blend,
     sim.magnetics, Conservation) net -0.3 … +0.9 %, and the impacts net -2.8 …
     +1.0 %."""
-    for shift in (0.0, 1e-4):
+    for shift in (0.0, 1e-4, 2e-4, 3e-4):
         worst, kinetic = _leaner_snap(1.0, shift)
         assert worst < 0.01 * kinetic, (shift, round(100 * worst / kinetic, 2))
 
