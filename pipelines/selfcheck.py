@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 # recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-03 (0.13.0, which
-# 0.13.1 plays the same: its labelled reading of touching changes none of these; and
+# 0.13.1 plays the same: its reading of touching and its forgetting of moved discs change
+# none of these; and
 # 0.12.1 before it); the older digests below were recorded on an AMD EPYC and still match
 # here (sim.detmath)
 REFERENCE = {"physics_version": "0.13.1",
