@@ -53,8 +53,8 @@ skirt (possible up to ~33.6 mm): sim.integrate only looks at pairs within
 reach. Widening that gate by ``skirt`` changed none of the selfcheck games,
 golden scenes or one-second snaps (session 25), no labelled point was beyond
 reach at any of the 763 readings of three standard games (8,461 labels), and
-it would test every pair 3 mm farther apart each step, so it is not done. ``skirt`` 0 drops the
-point at the edge (physics 0.12.1). Replayed episodes of standard games cost
+it would test every pair 3 mm farther apart each step, so it is not done.
+``skirt`` 0 drops the point at the edge (physics 0.12.1). Replayed episodes of standard games cost
 1.5 % less CPU and end as before within the rounding-level share; 768 paired
 standard games showed no change in outcomes at 5 % (docs/MEASUREMENTS.md, physics 0.13.0).
 

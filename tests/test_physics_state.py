@@ -8,7 +8,9 @@ import pytest
 from sim import detmath as dm
 from sim.api import BodyState, Intent, World, nominal_intent, place_leaner, place_tower
 from sim.bodies import normal_of, quat_to_matrix
+from sim.contacts import FACE_UP
 from sim.events import BodyInfo
+from sim.params import PhysicsParams
 from sim.scenes import free_azimuth, midgame_world
 from sim.state import FLAT_TILT, classify
 
@@ -92,12 +94,11 @@ def test_a_leaner_leans_on_its_host_a_tower_names_its_bottom_disc_and_a_disc_bey
     assert states[out].state == BodyState.OUT and states[out].up == -1
 
 
-def _disc_with_one_point_in_the_hosts_skirt(**params):
+def _disc_with_one_point_in_the_hosts_skirt(labelled: bool = True, **params):
     """A host lying flat and a disc standing on edge beside it, one of its rim points
     1 mm past the host's rim and 0.5 mm under its top face (the other points farther
-    out): ``(world, host, disc, point)``."""
-    from sim.params import PhysicsParams
-
+    out), labelled (``labelled``) as having entered the host by its top face, as the
+    core leaves a point that slid off the face: ``(world, host, disc, point)``."""
     w = World.new(PhysicsParams(**params))
     p = w.params
     host = w.add_flat(0.0, 0.0, 1)
@@ -108,6 +109,8 @@ def _disc_with_one_point_in_the_hosts_skirt(**params):
     point = min(ring, key=lambda k: float(np.dot(rot @ w.rim[k], (1.0, 0.0, 1.0))))   # the lowest, nearest the host
     target = np.array([p.radius + 0.001, 0.0, p.thickness - 0.0005])
     w.pos[disc] = target - rot @ w.rim[point]
+    if labelled:
+        w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
     return w, host, disc, point
 
 
@@ -116,15 +119,12 @@ def test_a_point_resting_in_a_skirt_touches_as_the_core_pushes_it():
     still pushed out by the core (the face's skirt: sim.contacts), so the pair
     touches; the nearest surface alone reads it 1 mm apart, and so does a point that
     never entered, or the same point without a skirt (physics 0.12.1)."""
-    from sim.contacts import FACE_UP
-
-    w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt()
+    w, host, disc, _ = _disc_with_one_point_in_the_hosts_skirt(labelled=False)
     assert not w.touching()[host, disc]                 # unlabelled: the nearest surface, 1 mm off
-    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+    w, host, disc, _ = _disc_with_one_point_in_the_hosts_skirt()
     assert w.touching()[host, disc] and w.contacts() == [(host, disc)]
     assert [b.state for b in w.bodies()] == [BodyState.FLAT, BodyState.RESTING]
-    w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt(contact_skirt=0.0)
-    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+    w, host, disc, _ = _disc_with_one_point_in_the_hosts_skirt(contact_skirt=0.0)
     assert not w.touching()[host, disc]
 
 
@@ -132,14 +132,10 @@ def test_a_disc_lifted_off_the_mat_is_forgotten_by_the_points_that_pressed_into_
     """A capture lifts discs (``remove``) and sets them down elsewhere (``place``):
     no point of another disc may still read them through the surface it once
     entered them by, or the skirt would push it from a disc that is no longer there."""
-    from sim.contacts import FACE_UP
-
     w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt()
-    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
     w.remove([host])
     assert (w.disc_partner != host).all() and w.disc_feature[disc, point] == -1
 
-    w, host, disc, point = _disc_with_one_point_in_the_hosts_skirt()
-    w.disc_partner[disc, point], w.disc_feature[disc, point] = host, FACE_UP
+    w, host, disc, _ = _disc_with_one_point_in_the_hosts_skirt()
     w.place(host, (0.0, 0.0, 0.5 * w.params.thickness), (0.0, 0.0, 1.0), awake=False)   # set down where it was
     assert (w.disc_partner != host).all() and not w.touching()[host, disc]
