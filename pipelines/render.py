@@ -1,5 +1,11 @@
 """Print named tables of dict rows as rich tables, JSON or CSV.
 
+A short table too wide for the terminal (``TURN_ROWS`` rows at most: the
+balance measures, one row of eleven) is shown turned, one line a column
+and a column a row, so each name and value reads whole on its line instead
+of being folded into slivers; longer tables keep their shape and fold
+values (never cut them).
+
 In a rich table a command to copy (``COMMAND_COLUMNS``: ``replay``) would be
 wrapped or cut to the column's width; the table shows a reference (``[1]``)
 and the commands follow it whole, one a line, never wrapped by rich.
@@ -18,6 +24,7 @@ import math
 from enum import Enum
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 
@@ -28,6 +35,7 @@ class Format(str, Enum):
 
 
 COMMAND_COLUMNS = ("replay",)
+TURN_ROWS = 4  # a table of at most this many rows that does not fit the terminal is shown turned
 RATES = ("win_rate", "win_lo", "win_hi", "score_rate", "score_lo", "score_hi", "share")
 
 
@@ -81,6 +89,49 @@ def finite(value):
     return value
 
 
+def _text(key: str, value) -> str:
+    return value if isinstance(value, str) else _cell(key, value)
+
+
+def _table(name: str, rows: list[dict], shown: list[dict]) -> Table:
+    table = Table(title=name.replace("_", " "), title_justify="left")
+    for key in shown[0]:
+        table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left",
+                         overflow="fold")  # a narrow terminal wraps a value, never cuts it to '98…'
+    for row in shown:
+        table.add_row(*(_text(k, v) for k, v in row.items()))
+    return table
+
+
+def _fits(console: Console, table: Table) -> bool:
+    """Whether ``table`` at its natural width (no value folded) fits the terminal."""
+    return Measurement.get(console, console.options.update(max_width=10**6), table).maximum <= console.width
+
+
+def _labels(shown: list[dict]) -> list[str]:
+    """The leading columns that tell the rows apart (none for a single row, or rows alike)."""
+    keys: list[str] = []
+    for key in shown[0]:
+        if len(shown) == 1 or len({tuple(str(r[k]) for k in keys) for r in shown}) == len(shown):
+            return keys
+        keys.append(key)
+    return []
+
+
+def _turned(name: str, shown: list[dict]) -> Table:
+    """``shown`` turned: a line a column, a column a row, headed by the cells that tell the rows apart."""
+    table = Table(title=name.replace("_", " "), title_justify="left")
+    labels = _labels(shown)
+    table.add_column("", overflow="fold")
+    for n, row in enumerate(shown, 1):
+        head = ", ".join(f"{k} {_text(k, row[k])}" for k in labels)
+        table.add_column(head or ("value" if len(shown) == 1 else f"row {n}"), overflow="fold")
+    for key in shown[0]:
+        if key not in labels:
+            table.add_row(key, *(_text(key, row[key]) for row in shown))
+    return table
+
+
 def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | None = None) -> None:
     console = console or Console()
     if fmt is Format.json:
@@ -102,12 +153,9 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
         if not rows:
             continue
         shown, commands = _commands_below([_merge_intervals(r) for r in rows])
-        table = Table(title=name.replace("_", " "), title_justify="left")
-        for key in shown[0]:
-            table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left",
-                             overflow="fold")  # a narrow terminal wraps a value, never cuts it to '98…'
-        for row in shown:
-            table.add_row(*(_cell(k, v) if not isinstance(v, str) else v for k, v in row.items()))
+        table = _table(name, rows, shown)
+        if len(shown) <= TURN_ROWS and not _fits(console, table):
+            table = _turned(name, shown)
         console.print(table)
         for line in commands:
             console.print(line, highlight=False, markup=False, soft_wrap=True)

@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from pipelines.render import Format, print_tables
+from pipelines.render import TURN_ROWS, Format, print_tables
 
 
 def column(text: str, k: int) -> str:
@@ -14,12 +14,59 @@ def column(text: str, k: int) -> str:
     return "".join(line.split("│")[k + 1].strip() for line in text.splitlines() if line.startswith("│"))
 
 
-def test_a_table_too_wide_for_the_terminal_wraps_values_and_cuts_none():
+def render(tables: dict, width: int = 80) -> str:
+    buf = io.StringIO()
+    print_tables(tables, Format.table, Console(file=buf, width=width, color_system=None))
+    return buf.getvalue()
+
+
+def body_lines(text: str) -> list[list[str]]:
+    """Each body line's cells, stripped."""
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in text.splitlines() if line.startswith("│")]
+
+
+BALANCE = {"games": 384, "finished": 384, "seat0_wins": 164, "seat1_wins": 211, "draws": 9, "safety_limited": 1,
+           "balance": "87.8 % [78.1, 97.6]", "first_player_adv": "-6.1 % [-10.9, -1.2]",
+           "completion": "97.7 % [95.6, 98.8]", "draw": "2.3 % [1.2, 4.4]", "safety_limit": "0.3 % [0.0, 1.5]"}
+
+
+def test_a_long_table_too_wide_for_the_terminal_wraps_values_and_cuts_none():
     """Before: at 80 columns a long value showed as 'po…' or '98…'."""
     row = {"variant": "polar-9-groupscore-with-a-long-name", "cell": "size=9,swap=false,score_n=group",
            "games": 123456789, "note": "x" * 30, "more": "y" * 30}
-    buf = io.StringIO()
-    print_tables({"length": [row]}, Format.table, Console(file=buf, width=80, color_system=None))
-    text = buf.getvalue()
+    rows = [row] * (TURN_ROWS + 1)
+    text = render({"length": rows})
     assert "…" not in text
-    assert [column(text, k) for k in range(5)] == [str(v) for v in row.values()]
+    assert [column(text, k) for k in range(5)] == ["".join([str(v)] * len(rows)) for v in row.values()]
+
+
+def test_a_one_row_table_too_wide_for_the_terminal_reads_one_line_a_column():
+    """Before: the eleven balance measures at 80 columns were folded into slivers ('first_pl', 'ayer_adv')."""
+    text = render({"balance": [BALANCE]})
+    assert body_lines(text) == [[k, str(v)] for k, v in BALANCE.items()]
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_a_short_wide_table_turned_is_headed_by_the_cells_that_tell_its_rows_apart():
+    rows = [{"strategy": s, "seat": seat, **{k: v for k, v in BALANCE.items() if k != "games"}}
+            for s in ("aggressive", "cautious") for seat in (0, 1)]
+    text = render({"strategy_seat": rows}, width=160)
+    header = next(line for line in text.splitlines() if line.startswith("┃"))
+    assert [h.strip() for h in header.split("┃")[1:-1]] == [
+        "", "strategy aggressive, seat 0", "strategy aggressive, seat 1",
+        "strategy cautious, seat 0", "strategy cautious, seat 1"]
+    assert [line[0] for line in body_lines(text)] == list(rows[0])[2:]
+
+
+def test_a_table_that_fits_the_terminal_keeps_its_shape():
+    text = render({"balance": [BALANCE]}, width=250)
+    header = next(line for line in text.splitlines() if line.startswith("┃"))
+    assert [h.strip() for h in header.split("┃")[1:-1]] == list(BALANCE)
+    assert body_lines(text) == [[str(v) for v in BALANCE.values()]]
+
+
+def test_rows_alike_turned_keep_every_value():
+    text = render({"balance": [BALANCE, BALANCE]})
+    header = next(line for line in text.splitlines() if line.startswith("┃"))
+    assert [h.strip() for h in header.split("┃")[1:-1]] == ["", "row 1", "row 2"]
+    assert body_lines(text) == [[k, str(v), str(v)] for k, v in BALANCE.items()]
