@@ -12,7 +12,7 @@ rows), gathered from the measure modules by group (``MEASURES``):
 - ``ends``: ``end_reasons`` and ``failures``;
 - ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``;
 - ``polarity`` (``measures_polarity``): ``faults``, ``attempts``,
-  ``conversions``, ``captures``, ``seat_ends``, ``red_colour``.
+  ``conversions``, ``captures``, ``seat_ends``, ``red_colour``, ``red_losses``.
 
 A game-specific table whose columns the runs lack is left out. ``by`` adds
 grouping columns (any column of ``games``; ``seat``/``strategy``/``opponent``
@@ -58,6 +58,7 @@ MEASURES: dict[str, dict[str, Measure]] = {
     "polarity": {
         "faults": polarity.faults, "attempts": polarity.attempts, "conversions": polarity.conversions,
         "captures": polarity.captures, "seat_ends": polarity.seat_ends, "red_colour": polarity.red_colour,
+        "red_losses": polarity.red_losses,
     },
 }
 ALWAYS_SHOWN = {"strategies", "seats", "strategy_seat", "balance", "length", "end_reasons", "failures"}

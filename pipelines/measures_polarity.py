@@ -19,6 +19,11 @@ Seats: 0 is White (moves first), 1 is Black.
   stack (mean, share emptied), towers, discs per tower, faults, conversions,
   captures, placements, attempts; whichever of these columns exist.
 - ``red_colour``: win/draw/loss by red orientation × colour.
+- ``red_losses``: by red orientation × colour, the games that colour lost
+  to the red disc (R14 touched, R15 moved), and their share of its games
+  with a Wilson interval: which colour the red disc's orientation puts at
+  risk (R1's coin flip; a flat disc whose up pole is not the red disc's
+  lies antiparallel to it, side by side, and is pulled toward it).
 """
 
 from __future__ import annotations
@@ -33,6 +38,13 @@ FAULT_NAMES = {"a": "a · discs come to touch", "b": "b · a leaner falls flat",
 FAULT_KINDS = tuple(FAULT_NAMES)  # the letters of ``turns.fault_kinds`` (rules/polarity/resolve.py)
 PER_SEAT = ("stack", "towers", "tower_discs", "faults", "conversions", "captures", "placements", "attempts", "gave_up")
 COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN 'white' ELSE 'black' END"
+RED_ENDS = {"red_touched": "touched", "red_moved": "moved"}  # end reasons of a loss to the red disc (R14, R15)
+
+RED_LOSSES_SQL = """
+SELECT {keys} count(*) AS games, {counts}
+FROM (SELECT *, {colour} AS colour FROM seats) WHERE result IS NOT NULL {where}
+GROUP BY ALL ORDER BY ALL
+"""
 
 FAULTS_SQL = """
 SELECT {g_keys} t.phase, k.kind, count(*) AS actions,
@@ -126,3 +138,13 @@ def red_colour(scope: Scope) -> list[dict]:
     if not scope.has("red_orientation"):
         return []
     return outcomes(scope, ["red_orientation", "colour"], {"colour": COLOUR_OF_SEAT})
+
+
+def red_losses(scope: Scope) -> list[dict]:
+    if not scope.has("red_orientation", "loser", "end_reason"):
+        return []
+    counts = ", ".join(f"count(*) FILTER (WHERE loser = seat AND end_reason = '{end}') AS {name}"
+                       for end, name in RED_ENDS.items())
+    sql = RED_LOSSES_SQL.format(keys=scope.keys_sql(["red_orientation", "colour"], seat_level=True), counts=counts,
+                                colour=COLOUR_OF_SEAT, where=scope.where_sql)
+    return [put(r, "lost_to_red", share(sum(r[n] for n in RED_ENDS.values()), r["games"])) for r in scope.rows(sql)]

@@ -189,6 +189,11 @@ def polarity(data: ReportData) -> Section | None:
                                               "win rate", 0.5),
                  "<b>Win rate by red orientation and colour.</b> If one colour wins more under one orientation, "
                  "the red disc's set-up favours that colour.")
+    if t.get("red_losses"):
+        sec.plot("red-losses", _interval_plot(t["red_losses"], ["red_orientation", "colour", *data.seat_keys],
+                                              "lost_to_red", "share of games lost to the red disc", None),
+                 "<b>Games lost to the red disc (R14, R15) by red orientation and colour.</b> The colour whose "
+                 "discs the red disc pulls in loses more of its games this way.")
     if data.hists.get("captures"):
         sec.plot("captures", plots.histograms(_series(data.hists["captures"], keys), "discs per capture",
                                               "share of captures"),
@@ -199,6 +204,7 @@ def polarity(data: ReportData) -> Section | None:
     sec.table("Discs per capture", t.get("captures", []))
     sec.table("Per seat at the end (stacks, towers, faults…)", t.get("seat_ends", []))
     sec.table("Red orientation × colour", t.get("red_colour", []))
+    sec.table("Losses to the red disc", t.get("red_losses", []))
     return sec
 
 

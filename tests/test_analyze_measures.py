@@ -238,10 +238,10 @@ def test_unknown_by_column_is_a_usage_error(tmp_path):
 def polarity_rows():
     g = dict(red_orientation="bar", stack_0=0, stack_1=3, towers_0=2, towers_1=1, tower_discs_0=5, tower_discs_1=2,
              faults_0=1, faults_1=2, conversions_0=1, conversions_1=0, placements_0=4, placements_1=4)
-    games = [game_row(0, 0, end="stack_empty", **g),
-             game_row(1, 1, end="red_touched", **{**g, "red_orientation": "dot", "stack_0": 2, "stack_1": 0,
-                                                  "conversions_1": 2}),
-             game_row(2, 0, end="stack_empty", **{**g, "red_orientation": "dot"})]
+    games = [game_row(0, 0, end="stack_empty", loser=None, **g),
+             game_row(1, 1, end="red_touched", loser=0, **{**g, "red_orientation": "dot", "stack_0": 2, "stack_1": 0,
+                                                           "conversions_1": 2}),
+             game_row(2, 0, end="stack_empty", loser=None, **{**g, "red_orientation": "dot"})]
 
     def t(i, turn, phase, outcome, kinds="", attempts=1, captured=None):
         return {"game_index": i, "turn": turn, "player": turn % 2, "phase": phase, "outcome": outcome,
@@ -296,6 +296,18 @@ def test_polarity_win_rate_by_red_orientation_and_colour(tmp_path):
     got = {(r["red_orientation"], r["colour"]): (r["wins"], r["games"]) for r in rows}
     assert got == {("bar", "white"): (1, 1), ("bar", "black"): (0, 1),
                    ("dot", "white"): (1, 2), ("dot", "black"): (1, 2)}
+
+
+def test_polarity_losses_to_the_red_disc_by_orientation_and_colour(tmp_path):
+    games, turns = polarity_rows()
+    games.append({**games[0], "game_index": 3, "winner": 0, "end_reason": "red_moved", "loser": 1})  # bar up
+    rows = tables_of(write_run(tmp_path, games, turns))["red_losses"]
+    got = {(r["red_orientation"], r["colour"]): (r["games"], r["touched"], r["moved"]) for r in rows}
+    assert got == {("bar", "white"): (2, 0, 0), ("bar", "black"): (2, 0, 1),
+                   ("dot", "white"): (2, 1, 0), ("dot", "black"): (2, 0, 0)}
+    rate = {(r["red_orientation"], r["colour"]): r["lost_to_red_rate"] for r in rows}
+    assert rate == {("bar", "white"): 0.0, ("bar", "black"): 0.5, ("dot", "white"): 0.5, ("dot", "black"): 0.0}
+    assert all(r["lost_to_red_lo"] <= r["lost_to_red_rate"] < r["lost_to_red_hi"] for r in rows)
 
 
 def test_polarity_end_reasons_name_the_losing_rule(tmp_path):

@@ -122,7 +122,7 @@ def test_polarity_report_shows_fault_kinds_and_red_orientation(chromium, tmp_pat
     page = write_report([run], str(tmp_path / "polarity.html"))
     state = open_in_chromium(chromium, page, tmp_path)
     assert state.checked == "clean", state.errors
-    assert {"faults", "red-colour", "captures", "win-seat"} <= set(state.drawn)
+    assert {"faults", "red-colour", "red-losses", "captures", "win-seat"} <= set(state.drawn)
     assert "swap" not in state.drawn and "passes" not in state.drawn
     assert all(v == "yes" for v in state.drawn.values()), state.drawn
     assert "s · a disc comes apart from a capture" in open(page).read()      # every fault kind is named
