@@ -226,7 +226,8 @@ def analyze(
     by: ByOpt = [],
     where: WhereOpt = [],
     fmt: FormatOpt = Format.table,
-    table: Annotated[Optional[str], typer.Option("--table", help="Print only this table.")] = None,
+    table: Annotated[list[str], typer.Option(
+        "--table", help="Print only this table (repeatable: these tables, in the order given).")] = [],
     measures: Annotated[list[str], typer.Option(
         "--measures", "-m",
         help="Measure group (repeatable): outcome, length, decisiveness, ends, polar, polarity; default all.")] = [],
@@ -248,10 +249,11 @@ def analyze(
         notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests),
                  analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
-        if table is not None:
-            if table not in tables:
-                raise UsageError(f"unknown --table {table!r}; choose one of: {', '.join(tables)}")
-            tables = {table: tables[table]}
+        if table:
+            unknown = [t for t in table if t not in tables]
+            if unknown:
+                raise UsageError(f"unknown --table {unknown[0]!r}; choose from: {', '.join(tables)}")
+            tables = {t: tables[t] for t in table}
     except UsageError as exc:
         fail(str(exc))
     for note in notes:

@@ -106,6 +106,16 @@ def test_analyze_notes_how_many_failed_games_the_outcome_tables_leave_out(tmp_pa
     assert "left out" not in runner.invoke(app, ["analyze", clean]).stderr
 
 
+def test_analyze_table_repeated_prints_those_tables_in_the_order_given(tmp_path):
+    run = balance_run(tmp_path)
+    res = runner.invoke(app, ["analyze", run, "--table", "length", "--table", "seats", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert list(json.loads(res.stdout)) == ["length", "seats"]
+    bad = runner.invoke(app, ["analyze", run, "--table", "seats", "--table", "sets"])
+    assert bad.exit_code == 2 and "unknown --table 'sets'; choose from: strategies" in bad.output
+    assert bad.stdout == ""  # no table printed before the error
+
+
 def test_length_reports_mean_interval_spread_and_quantiles(tmp_path):
     games = [game_row(i, 0, n_turns=n) for i, n in enumerate([10, 20, 30, 40])]
     row = tables_of(write_run(tmp_path, games))["length"][0]
