@@ -93,8 +93,12 @@ def _text(key: str, value) -> str:
     return value if isinstance(value, str) else _cell(key, value)
 
 
+def _titled(name: str) -> Table:
+    return Table(title=name.replace("_", " "), title_justify="left")
+
+
 def _table(name: str, rows: list[dict], shown: list[dict]) -> Table:
-    table = Table(title=name.replace("_", " "), title_justify="left")
+    table = _titled(name)
     for key in shown[0]:
         table.add_column(key, justify="right" if not isinstance(rows[0].get(key), str) else "left",
                          overflow="fold")  # a narrow terminal wraps a value, never cuts it to '98…'
@@ -109,18 +113,17 @@ def _fits(console: Console, table: Table) -> bool:
 
 
 def _labels(shown: list[dict]) -> list[str]:
-    """The leading columns that tell the rows apart (none for a single row, or rows alike)."""
-    keys: list[str] = []
-    for key in shown[0]:
-        if len(shown) == 1 or len({tuple(str(r[k]) for k in keys) for r in shown}) == len(shown):
-            return keys
-        keys.append(key)
+    """The fewest leading columns that tell the rows apart (none for one row; none if only every column would)."""
+    keys = list(shown[0])
+    for n in range(len(keys)):
+        if len({tuple(str(r[k]) for k in keys[:n]) for r in shown}) == len(shown):
+            return keys[:n]
     return []
 
 
 def _turned(name: str, shown: list[dict]) -> Table:
     """``shown`` turned: a line a column, a column a row, headed by the cells that tell the rows apart."""
-    table = Table(title=name.replace("_", " "), title_justify="left")
+    table = _titled(name)
     labels = _labels(shown)
     table.add_column("", overflow="fold")
     for n, row in enumerate(shown, 1):
