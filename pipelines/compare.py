@@ -1,9 +1,12 @@
 """Compare two runs game by game: did the candidate change outcomes?
 
-Two runs *match* when they play the same game and variant, the same seeds
-(run seed and games per cell) and the same matchups cell by cell; their knob
-overrides may differ (that is what a comparison is for). Games are paired by
-(cell, seed index): the same seed, the same strategies in the same seats.
+Two runs *match* when they play the same game, the same seeds (run seed and
+games per cell) and the same matchups cell by cell; their rules may differ,
+by variant or by knob overrides (that is what a comparison is for: game seeds
+depend on the run seed and the game's index alone, never on the rules). Games
+are paired by (cell, seed index): the same seed, the same strategies in the
+same seats. ``rule_notes`` says which knobs differ, so a named variant
+compared with ``standard`` reads the same as ``standard`` with its knobs set.
 
 Pieces:
 
@@ -47,10 +50,10 @@ import numpy as np
 
 from pipelines import manifest as mf
 from pipelines.dataset import distinct_runs, open_runs
-from pipelines.spec import Experiment
+from pipelines.spec import Experiment, resolve_cell_rules
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
-from rules.base import UsageError
+from rules.base import UsageError, get_game
 
 COLUMNS = ("cell", "seed_index", "game_index", "game_seed", "strategy_0", "strategy_1", "winner",
            "score_0", "score_1", "end_reason", "n_turns", "status")
@@ -120,9 +123,6 @@ def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) 
     a, b = names
     if base.game != cand.game:
         raise UsageError(f"different game: {a} plays {base.game}, {b} plays {cand.game}; compare runs of one game")
-    if base.variant != cand.variant:
-        raise UsageError(f"different variant: {a} is {base.variant}, {b} is {cand.variant}; "
-                         "compare one variant (model a rule change with --set knobs)")
     if (base.seed, base.games) != (cand.seed, cand.games):
         raise UsageError(f"different seeds: {a} has {_describe_seeds(base)}, {b} has {_describe_seeds(cand)}; "
                          "games can only be paired on the same seeds")
@@ -179,6 +179,30 @@ def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[
     return notes
 
 
+def _knob_changes(before: dict, after: dict) -> str:
+    return ", ".join(f"{k} {before[k]} → {after[k]}" for k in before if before[k] != after[k])
+
+
+def rule_notes(base: Experiment, cand: Experiment) -> list[str]:
+    """The knobs whose values differ between the runs, cell by cell (one note
+    when every cell differs alike), resolved from variant and overrides; or
+    that the rules are the same, when the variants' names differ."""
+    game = get_game(base.game)
+    try:
+        changes = [_knob_changes(resolve_cell_rules(game, base, x).model_dump(mode="json"),
+                                 resolve_cell_rules(game, cand, y).model_dump(mode="json"))
+                   for x, y in zip(base.cells, cand.cells)]
+    except UsageError as exc:  # a variant or knob this polsim no longer has
+        return [f"the rules could not be resolved to tell what differs ({exc})"]
+    variants = f"variant {base.variant} → {cand.variant}: " if base.variant != cand.variant else ""
+    if not any(changes):
+        return [f"{variants}the same rules in every cell"] if variants else []
+    if len(set(changes)) == 1:
+        return [f"{variants}rules changed: {changes[0]}"]
+    return [variants.removesuffix(": ")] * bool(variants) + [
+        f"rules changed in cell {i} ({cell.label()}): {c or 'none'}" for i, (cell, c) in enumerate(zip(cand.cells, changes))]
+
+
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
     """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
     distinct_runs([baseline, candidate], "a run compared with itself shows no change whatever the code")
@@ -199,7 +223,8 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
     if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
-    notes = _provenance_notes(man_a, man_b, names) + _notes(n_a, n_b, int((~ok).sum()), exp_a, names)
+    notes = (rule_notes(exp_a, exp_b) + _provenance_notes(man_a, man_b, names)
+             + _notes(n_a, n_b, int((~ok).sum()), exp_a, names))
     return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
 
 
