@@ -11,6 +11,8 @@ rows), gathered from the measure modules by group (``MEASURES``):
 - ``decisiveness`` (``decisiveness``): how early the winner takes a lead it keeps;
 - ``ends``: ``end_reasons`` and ``failures``;
 - ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``;
+  (``measures_openings``) ``opening_balance``, and ``openings`` (a row per
+  opening class: in ``ON_REQUEST``, computed only when asked for by name);
 - ``polarity`` (``measures_polarity``): ``faults``, ``attempts``,
   ``conversions``, ``captures``, ``seat_ends``, ``red_colour``, ``red_losses``.
 
@@ -36,6 +38,7 @@ import duckdb
 
 from pipelines import balance_measures as bm
 from pipelines import decisiveness as dec
+from pipelines import measures_openings as openings
 from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
 from pipelines.scope import Scope
@@ -54,7 +57,8 @@ MEASURES: dict[str, dict[str, Measure]] = {
     "length": {"length": bm.length},
     "decisiveness": {"decisiveness": dec.decisiveness},
     "ends": {"end_reasons": bm.end_reasons, "failures": bm.failures},
-    "polar": {"margins": polar.margins, "passes": polar.passes, "swap": polar.swap, "colours": polar.colours},
+    "polar": {"margins": polar.margins, "passes": polar.passes, "swap": polar.swap, "colours": polar.colours,
+              "opening_balance": openings.opening_balance, "openings": openings.openings},
     "polarity": {
         "faults": polarity.faults, "attempts": polarity.attempts, "conversions": polarity.conversions,
         "captures": polarity.captures, "seat_ends": polarity.seat_ends, "red_colour": polarity.red_colour,
@@ -62,6 +66,7 @@ MEASURES: dict[str, dict[str, Measure]] = {
     },
 }
 ALWAYS_SHOWN = {"strategies", "seats", "strategy_seat", "balance", "length", "end_reasons", "failures"}
+ON_REQUEST = {"openings"}  # long tables: computed only when named (``polsim analyze --table openings``)
 SUMMARY_GROUPS = ("outcome", "length", "ends")
 
 
@@ -73,19 +78,22 @@ def _groups(groups) -> list[str]:
     return chosen
 
 
-def measure_scope(scope: Scope, groups=None) -> dict[str, list[dict]]:
+def measure_scope(scope: Scope, groups=None, asked=()) -> dict[str, list[dict]]:
+    """The tables of ``groups``; those in ``ON_REQUEST`` only when ``asked`` names them."""
     tables = {}
     for group in _groups(groups):
         for name, fn in MEASURES[group].items():
+            if name in ON_REQUEST and name not in asked:
+                continue
             rows = fn(scope)
             if rows or name in ALWAYS_SHOWN:
                 tables[name] = rows
     return tables
 
 
-def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None) -> dict[str, list[dict]]:
-    """Every measure of the chosen groups (default: all) over the runs in ``con``."""
-    return measure_scope(Scope.of(con, by, where), groups)
+def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None, asked=()) -> dict[str, list[dict]]:
+    """Every measure of the chosen groups (default: all) over the runs in ``con``; ``asked``: see ``measure_scope``."""
+    return measure_scope(Scope.of(con, by, where), groups, asked)
 
 
 def left_out_note(tables: dict[str, list[dict]]) -> str | None:

@@ -245,7 +245,7 @@ def analyze(
     try:
         con, manifests = open_for_analysis(runs)
         keys = analysis.default_keys(manifests, by)
-        tables = analysis.measure(con, by=keys, where=where, groups=measures or None)
+        tables = analysis.measure(con, by=keys, where=where, groups=measures or None, asked=table)
         notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests),
                  analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))

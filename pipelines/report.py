@@ -208,11 +208,14 @@ def polarity(data: ReportData) -> Section | None:
     return sec
 
 
+MAX_OPENING_ROWS = 130  # one plot row per opening class and group: 9x9 has 40 classes, 11x11 60
+
+
 def polar(data: ReportData) -> Section | None:
     t, keys = data.tables, data.keys
-    if not any(t.get(n) for n in ("swap", "passes", "colours")):
+    if not any(t.get(n) for n in ("swap", "passes", "colours", "opening_balance")):
         return None
-    sec = Section("polar", "Polar: colours, swap rule and passes")
+    sec = Section("polar", "Polar: colours, swap rule, openings and passes")
     if t.get("colours"):
         sec.plot("colours", _interval_plot(t["colours"], ["colour", *data.seat_keys], "win", "win rate", 0.5),
                  "<b>Win rate per colour.</b> With the swap rule a fair opening leaves both colours near 50 %.")
@@ -221,6 +224,12 @@ def polar(data: ReportData) -> Section | None:
                                         "chooser's win rate", 0.5),
                  "<b>Swap rule:</b> seat 0 proposes the opening, seat 1 picks a colour. The chooser's win rate per "
                  "pick shows whether the proposer leaves a fair choice (both near 50 %) or the chooser profits.")
+    if t.get("openings") and len(t["openings"]) <= MAX_OPENING_ROWS:
+        sec.plot("openings", _interval_plot(t["openings"], ["opening", "size", *keys], "black_score",
+                                            "Black's score rate", 0.5),
+                 "<b>Openings</b> (P2), from White's best to Black's: Black's score rate (a draw half a win) per "
+                 "opening class, an opening and its images under the board's rotations and reflections. With "
+                 "the swap rule a proposer who knows these would offer one near 50 %.")
     if data.hists.get("passes"):
         sec.plot("passes", plots.histograms(_series(data.hists["passes"], keys), "forced passes per game"),
                  "<b>Forced passes</b> (the two final passes included). Many passes mean players run out of "
@@ -228,6 +237,9 @@ def polar(data: ReportData) -> Section | None:
     sec.table("Colours", t.get("colours", []))
     sec.table("Swap: who proposes, what the chooser picks", t.get("swap", []))
     sec.table("Passes per game", t.get("passes", []))
+    sec.table("Openings: how many favour each colour", t.get("opening_balance", []))
+    sec.table("Openings, class by class (B(row,col)-W(row,col) from the corner nearest the black stone)",
+              t.get("openings", []))
     return sec
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from pipelines import decisiveness as dec
-from pipelines.analyze import default_keys, measure_scope
+from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
 from pipelines.dataset import run_labels, shared_run_id_note
 from pipelines.distribution import histogram
 from pipelines.scope import Scope
@@ -82,7 +82,7 @@ def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=(
     keys = default_keys(manifests, by)
     scope = Scope.of(con, keys, where)
     labels = run_labels(uris, manifests) if uris else [m.get("run_id") for m in manifests]
-    data = ReportData(keys=scope.game_keys(), tables=measure_scope(scope), seat_keys=keys,
+    data = ReportData(keys=scope.game_keys(), tables=measure_scope(scope, asked=ON_REQUEST), seat_keys=keys,
                       runs=[_run_row(m, label) for m, label in zip(manifests, labels)],
                       note=shared_run_id_note(uris, manifests) if uris else None)
     for name, (expr, rows, group) in _hist_specs(scope).items():

@@ -422,7 +422,7 @@ def test_summarize_keeps_the_tables_simulate_prints(polar_run):
 def test_analyze_measures_option_picks_groups_and_formats(polar_run):
     out = runner.invoke(app, ["analyze", polar_run, "--measures", "polar", "--format", "json"])
     assert out.exit_code == 0, out.output
-    assert set(json.loads(out.output)) == {"margins", "passes", "swap", "colours"}
+    assert set(json.loads(out.output)) == {"margins", "passes", "swap", "colours", "opening_balance"}
     bad = runner.invoke(app, ["analyze", polar_run, "--measures", "nosuch"])
     assert bad.exit_code == 2 and "unknown measure group" in bad.output
     as_csv = runner.invoke(app, ["analyze", polar_run, "--measures", "outcome", "--format", "csv"])

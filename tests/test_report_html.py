@@ -30,7 +30,7 @@ runner = CliRunner()
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 POLAR_PLOTS = {"win-strategy", "win-seat", "win-strategy-seat", "scores", "margins", "length", "decided",
-               "colours", "swap", "passes"}
+               "colours", "swap", "openings", "passes"}
 COMPARISON_PLOTS = {"compare-balance", "compare-first-player", "compare-length"}
 
 
