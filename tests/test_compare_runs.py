@@ -82,6 +82,9 @@ def test_a_named_variant_pairs_with_the_standard_game_and_notes_the_knobs_it_cha
     same = match_runs(by_knob, d20)
     assert same.notes[0] == "variant standard → d20: the same rules in every cell"
     assert (same.winner_a == same.winner_b).all() and (same.score_a == same.score_b).all()
+    res = runner.invoke(app, ["compare", standard, d20])
+    assert res.exit_code == 1, res.output  # a d20 dilutes the loaded die's bonus
+    assert "note: variant standard → d20: rules changed: sides 6 → 20" in res.stderr
 
 
 def test_rule_changes_that_differ_by_cell_are_noted_cell_by_cell(tmp_path):
