@@ -245,3 +245,48 @@ def test_mcts_beats_greedy_over_both_seats():
     for seat in (0, 1):
         seat_games = [w == seat for w, s in zip(winners, mcts_seat) if s == seat]
         assert sum(seat_games) > len(seat_games) / 2, f"mcts in seat {seat} won {sum(seat_games)}"
+
+
+def square_ring(size, p):
+    half = size // 2
+    return max(abs(p // size - half), abs(p % size - half))
+
+
+def steps_to_centre(size, p):
+    half = size // 2
+    return abs(p // size - half) + abs(p % size - half)
+
+
+@pytest.mark.parametrize("size", [5, 9, 11])
+@pytest.mark.parametrize("swap", [True, False])
+def test_p2_greedy_edge_proposer_offers_a_pair_along_the_edge_with_the_swap_deciding_which_stone_is_nearer(size, swap):
+    code = seat_code(StrategySpec.parse("greedy:opening=edge"))
+    pairs = [Board.propose(size, code, seed, swap=swap) for seed in range(60)]
+    for a, b in pairs:
+        assert abs(a - b) in (1, size) and (abs(a - b) == size or a // size == b // size)  # adjacent
+        assert square_ring(size, a) == square_ring(size, b) == size // 2, (a, b)
+        nearer = "white" if steps_to_centre(size, b) < steps_to_centre(size, a) else "black"
+        assert nearer == ("white" if swap else "black"), (a, b)
+    assert len(set(pairs)) > 12  # drawn at random among those pairs
+
+
+def test_p2_greedy_centre_chooser_takes_the_colour_whose_stone_is_nearer_the_centre():
+    code = seat_code(StrategySpec.parse("greedy:choose=centre"))
+    for black, white, nearer in [((2, 1), (2, 2), "white"), ((2, 2), (2, 1), "black"), ((0, 0), (1, 0), "white"),
+                                 ((4, 3), (4, 4), "black")]:
+        assert [opening_board(black, white).choose_colour(code, seed) for seed in range(3)] == [nearer] * 3
+
+
+def test_p2_greedy_centre_chooser_picks_in_real_games_what_the_rule_says():
+    from tests.test_polar_games import fixed_seats
+
+    games, _ = POLAR.play_batch(fixed_seats(40, "greedy:opening=random", "greedy:choose=centre", PolarRules(size=9)))
+    picks = games["chooser_colour"].to_pylist()
+    for a, b, pick in zip(games["opening_a"].to_pylist(), games["opening_b"].to_pylist(), picks):
+        assert pick == ("black" if steps_to_centre(9, a) < steps_to_centre(9, b) else "white")
+    assert set(picks) == {"black", "white"}
+
+
+def test_greedy_default_opening_and_choice_are_unchanged_by_the_centre_parameters():
+    default, explicit = (seat_code(StrategySpec.parse(t)) for t in ("greedy", "greedy:opening=random:choose=black"))
+    assert [Board.propose(9, default, s) for s in range(10)] == [Board.propose(9, explicit, s) for s in range(10)]

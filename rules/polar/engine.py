@@ -56,15 +56,21 @@ from rules.polar.legal_count import legal_row, n_legal, new_tracker, play_tracke
 from rules.polar.mcts import new_tree, search, tree_capacity
 from rules.polar.policies import (
     C,
+    CHOOSE,
+    CHOOSE_CENTRE,
     EPSILON,
     GREEDY,
     MCTS,
+    OPENING,
+    OPENING_EDGE,
     PLAYOUT,
     PLAYOUT_EPS,
     PLAYOUTS,
     RANDOM,
+    edge_opening,
     greedy_move,
     n_openings,
+    nearer_centre,
     random_move,
     random_move_flagged,
     random_opening,
@@ -137,8 +143,11 @@ def propose(size, swap, st, n, nbr, mode, kind, prm, rng, scratch):
     and keeps the pair with the highest value for Black. Random and greedy
     propose a uniform random pair whatever ``swap`` says: every opening is
     one black and one white stone in one group of two equal sections, so it
-    scores 0-0 and every pair ties on greedy's immediate margin.
+    scores 0-0 and every pair ties on greedy's immediate margin; greedy with
+    ``opening=edge`` proposes along the edge (``edge_opening``).
     """
+    if kind == GREEDY and prm[OPENING] == OPENING_EDGE:
+        return edge_opening(size, swap, rng)
     if kind != MCTS:
         return random_opening(size, rng)
     budget = max(1, int(prm[PLAYOUTS]) // OPENING_CANDIDATES)
@@ -154,14 +163,16 @@ def propose(size, swap, st, n, nbr, mode, kind, prm, rng, scratch):
 
 
 @kernel
-def choose_colour(st, n, nbr, kind, prm, rng, scratch):
-    """Seat 1's colour after seeing the opening in ``st`` (Black to move): random,
-    Black (greedy: the tempo; the opening scores 0-0 and Black moves next, with
-    a move that scores at once), or the colour the search rates better (MCTS)."""
+def choose_colour(size, a, b, st, n, nbr, kind, prm, rng, scratch):
+    """Seat 1's colour after seeing the opening ``a`` (black), ``b`` (white) in
+    ``st`` (Black to move): random; greedy: Black (the tempo; the opening scores
+    0-0 and Black moves next, with a move that scores at once), or with
+    ``choose=centre`` the colour whose stone is nearer the centre
+    (``nearer_centre``); or the colour the search rates better (MCTS)."""
     if kind == RANDOM:
         return below(rng, 2)
     if kind == GREEDY:
-        return BLACK
+        return nearer_centre(size, a, b) if prm[CHOOSE] == CHOOSE_CENTRE else BLACK
     _, v = _search(st, n, nbr, prm, int(prm[PLAYOUTS]), rng, scratch)
     return BLACK if v >= 0.5 else WHITE
 
@@ -215,7 +226,7 @@ def play_game(g, size, swap, mode, kinds, params, rngs, st, nbr, scratch, trk, r
     tmp = scratch[2]
     a, b = propose(size, swap, st, n, nbr, mode, kinds[0], params[0], rngs[0], scratch)
     set_opening(st, n, nbr, mode, a, b, tmp)
-    chooser = choose_colour(st, n, nbr, kinds[1], params[1], rngs[1], scratch) if swap else WHITE
+    chooser = choose_colour(size, a, b, st, n, nbr, kinds[1], params[1], rngs[1], scratch) if swap else WHITE
     colour_0 = 1 - chooser
     black_seat = 0 if colour_0 == BLACK else 1
     if record:

@@ -7,8 +7,10 @@ vector (see ``strategies.py`` for the pydantic side):
 kind        params
 ==========  ===================================================================
 RANDOM      none: uniform over legal moves, random opening and colour
-GREEDY      ``[EPSILON]``: best immediate score margin for itself, ties at random;
-            a random move with probability epsilon; random opening, chooses Black
+GREEDY      ``[EPSILON, OPENING, CHOOSE]``: best immediate score margin for itself,
+            ties at random; a random move with probability epsilon. Opening
+            ``OPENING_RANDOM`` or ``OPENING_EDGE`` (``edge_opening``); as
+            chooser ``CHOOSE_BLACK`` or ``CHOOSE_CENTRE`` (``nearer_centre``)
 MCTS        ``[PLAYOUTS, C, PLAYOUT, PLAYOUT_EPS]``: UCT search (see ``mcts.py``)
 ==========  ===================================================================
 
@@ -35,6 +37,8 @@ GREEDY = 1
 MCTS = 2
 
 EPSILON = 0
+OPENING = 1
+CHOOSE = 2
 PLAYOUTS = 0
 C = 1
 PLAYOUT = 2
@@ -43,6 +47,11 @@ N_PARAMS = 4
 
 PLAYOUT_RANDOM = 0
 PLAYOUT_GREEDY = 1
+
+OPENING_RANDOM = 0
+OPENING_EDGE = 1
+CHOOSE_BLACK = 0
+CHOOSE_CENTRE = 1
 
 
 @kernel
@@ -116,6 +125,42 @@ def random_opening(size, rng):
     if uniform(rng) < 0.5:
         return a, b
     return b, a
+
+
+@kernel
+def ring(size, p):
+    """The square ring of point ``p`` around the centre (0 at the centre)."""
+    half = size // 2
+    return max(abs(p // size - half), abs(p % size - half))
+
+
+@kernel
+def centre_distance(size, p):
+    """Steps from point ``p`` to the centre; adjacent points differ by exactly one."""
+    half = size // 2
+    return abs(p // size - half) + abs(p % size - half)
+
+
+@kernel
+def edge_opening(size, swap, rng):
+    """A uniform pair of adjacent points along the board's edge (both on the
+    outer ring); with ``swap`` the white stone is the one nearer the centre,
+    without it the black one (the proposer plays Black). Greedy games show
+    why (``polsim analyze --table openings``): the colour whose stone is nearer
+    the centre wins more, Black moves next, and on the edge the two nearly
+    cancel, while nearer the centre the nearer stone wins outright."""
+    outer = size // 2
+    while True:
+        a, b = random_opening(size, rng)
+        if ring(size, a) == outer and ring(size, b) == outer:
+            if (centre_distance(size, b) < centre_distance(size, a)) == swap:
+                return a, b
+
+
+@kernel
+def nearer_centre(size, a, b):
+    """BLACK (0) if the black stone ``a`` is nearer the centre than the white ``b``, else WHITE (1)."""
+    return 0 if centre_distance(size, a) < centre_distance(size, b) else 1
 
 
 @kernel

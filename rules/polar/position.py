@@ -124,11 +124,19 @@ class Board:
         work = self.st.copy()
         return int(choose_move(work, self.n, self.nbr, code.kind, params, _stream(seed), self._scratch(code, params)))
 
+    def opening(self) -> tuple[int, int]:
+        """(black point, white point) when the board holds one stone of each colour, else (-1, -1)."""
+        colours = self.st[: self.n]
+        black, white = np.flatnonzero(colours == 0), np.flatnonzero(colours == 1)
+        return (int(black[0]), int(white[0])) if len(black) == len(white) == 1 else (-1, -1)
+
     def choose_colour(self, code: SeatCode, seed: int) -> str:
         """The colour the strategy takes as chooser (P2) when this is the opening it is shown."""
         params = code.vector()
         work = self.st.copy()
-        c = choose_colour(work, self.n, self.nbr, code.kind, params, _stream(seed), self._scratch(code, params))
+        a, b = self.opening()
+        c = choose_colour(self.size, a, b, work, self.n, self.nbr, code.kind, params, _stream(seed),
+                          self._scratch(code, params))
         return ("black", "white")[int(c)]
 
     @classmethod

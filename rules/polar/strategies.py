@@ -10,6 +10,13 @@ A ``StrategyDef.make(params)`` returns a ``SeatCode`` (kind code and a
   random pair, with or without swap (every opening scores 0-0, so all pairs
   tie on the margin); as chooser it takes Black (the tempo: both colours
   stand at 0 and Black moves next, with a move that scores at once).
+  Greedy games show a *centre rule* (``polsim analyze --table openings``):
+  the colour whose stone is nearer the centre wins more, unless both stones
+  are on the edge, where it and Black's tempo nearly cancel.
+  ``opening=edge``: as proposer, a pair along the edge (with swap the white
+  stone nearer the centre; without swap, the proposer being Black, the black
+  one). ``choose=centre``: as chooser, the colour whose stone is nearer the
+  centre.
 - ``mcts``: UCT with ``playouts`` iterations per decision, exploration ``c``,
   ``playout`` policy ``random`` or ``greedy`` (epsilon-greedy with
   ``playout_epsilon``). Opening: of 4 random pairs (each searched with
@@ -50,6 +57,11 @@ class RandomParams(StrategyParams):
 
 class GreedyParams(StrategyParams):
     epsilon: float = Field(0.0, ge=0.0, le=1.0, description="probability of a random move")
+    opening: Literal["random", "edge"] = Field(
+        "random", description="as proposer: a random pair, or a pair along the edge with the chooser's "
+        "best colour unclear (with swap the white stone nearer the centre; without, the black one)")
+    choose: Literal["black", "centre"] = Field(
+        "black", description="as chooser: Black (the tempo), or the colour whose stone is nearer the centre")
 
 
 class MctsParams(StrategyParams):
@@ -66,7 +78,9 @@ def _make_random(_: RandomParams) -> SeatCode:
 
 
 def _make_greedy(p: GreedyParams) -> SeatCode:
-    return SeatCode(pol.GREEDY, (p.epsilon,))
+    opening = pol.OPENING_EDGE if p.opening == "edge" else pol.OPENING_RANDOM
+    choose = pol.CHOOSE_CENTRE if p.choose == "centre" else pol.CHOOSE_BLACK
+    return SeatCode(pol.GREEDY, (p.epsilon, float(opening), float(choose)))
 
 
 def _make_mcts(p: MctsParams) -> SeatCode:
