@@ -13,9 +13,8 @@ from pipelines.analyze import measure
 from pipelines.cli import app
 from pipelines.dataset import open_runs
 from pipelines.measures_openings import class_key_sql, describe_class, opening_balance, openings
-from pipelines.runner import run_experiment
 from pipelines.scope import Scope
-from pipelines.spec import Cell, Experiment
+from tests.test_analyze_measures import polar_run  # noqa: F401  (fixture: 80 games, greedy vs random)
 
 runner = CliRunner()
 
@@ -119,13 +118,6 @@ def test_the_same_mix_everywhere_is_not_called_an_opening_effect():
     assert summary["favour_neither"] == 3
 
 
-@pytest.fixture(scope="module")
-def polar_run(tmp_path_factory):
-    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random")),),
-                     games=300, seed=5, shard_size=100)
-    return run_experiment(exp, str(tmp_path_factory.mktemp("openings")), workers=0).uri
-
-
 def test_openings_of_a_real_run_count_every_game_once_by_its_opening_orbit(polar_run):
     games = pq.ParquetDataset(f"{polar_run}/games").read().to_pylist()
     images = symmetry_images(9)
@@ -138,7 +130,7 @@ def test_openings_of_a_real_run_count_every_game_once_by_its_opening_orbit(polar
     con, _ = open_runs([polar_run])
     table = measure(con, groups=["polar"], asked=["openings"])["openings"]
     assert {r["class_key"]: (r["black_wins"], r["games"]) for r in table} == expected
-    assert sum(r["games"] for r in table) == len(games) == 300
+    assert sum(r["games"] for r in table) == len(games) == 80
 
 
 def test_openings_table_is_printed_only_when_asked_for(polar_run):
