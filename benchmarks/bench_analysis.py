@@ -6,7 +6,7 @@ exact ``games``/``turns`` schemas and the run-constant identity columns
 (variant hash, knobs, versions); numpy then fills 1,000,000 games
 (``SHARD`` games per shard) and their turns — ~68 per game, running seat
 scores that end at the games' final scores, winners that agree with them,
-passes, colours and openings — from a fixed seed, written through the same
+passes, colours and adjacent opening pairs — from a fixed seed, written through the same
 atomic shard writer into the usual run layout with a ``complete`` manifest.
 The run is cached under ``--data`` (default ``/tmp/polsim-bench-analysis``)
 and rebuilt only when missing.
@@ -73,6 +73,17 @@ def synthetic_turns(rng: np.random.Generator, n_turns: np.ndarray) -> dict[str, 
     return {"turn": turn.astype(np.int32), "player": player, "score_0": scores[0], "score_1": scores[1]}
 
 
+def adjacent_openings(rng, count: int, size: int = 9) -> dict[str, np.ndarray]:
+    """Uniform ordered pairs of adjacent points (P2), as ``opening_a`` (black) and ``opening_b``."""
+    along = rng.integers(0, size - 1, count)
+    across = rng.integers(0, size, count)
+    horizontal = rng.random(count) < 0.5
+    a = np.where(horizontal, across * size + along, along * size + across)
+    b = a + np.where(horizontal, 1, size)
+    flip = rng.random(count) < 0.5
+    return {"opening_a": np.where(flip, b, a), "opening_b": np.where(flip, a, b)}
+
+
 def synthetic_shard(rng, first: int, count: int, games_t: pa.Table, turns_t: pa.Table, run_id: str):
     index = np.arange(first, first + count, dtype=np.int64)
     n_turns = np.clip(rng.normal(68.5, 5.3, count).round(), 40, 120).astype(np.int32)
@@ -89,7 +100,7 @@ def synthetic_shard(rng, first: int, count: int, games_t: pa.Table, turns_t: pa.
         "strategy_1": np.where(index % 2 == 0, MATCHUP[1], MATCHUP[0]),
         "winner": winner, "score_0": s0, "score_1": s1, "end_reason": np.full(count, "both_passed"),
         "n_turns": n_turns, "status": np.full(count, "ok"), "colour_0": colour_0,
-        "opening_a": rng.integers(0, 81, count), "opening_b": rng.integers(0, 81, count),
+        **adjacent_openings(rng, count),
         "chooser_colour": np.where(black0, "white", "black"),
         "n_passes": 2 + rng.poisson(3.4, count), "n_groups": rng.integers(2, 12, count),
         "n_scoring_groups": rng.integers(1, 6, count),
@@ -120,7 +131,7 @@ def _like(table: pa.Table, cols: dict, n: int) -> pa.Table:
 def build_run(data: str, games: int) -> str:
     exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=MATCHUP),), games=games, seed=SEED,
                      shard_size=SHARD)
-    run_id = f"bench-polar-{games}"
+    run_id = f"bench-polar-{games}-v2"  # v2: adjacent openings (a new name, so a cached v1 run is not reused)
     run = locate(os.path.join(data, run_id))
     if os.path.exists(os.path.join(run.path, mf.MANIFEST)):
         return run.path

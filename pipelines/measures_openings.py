@@ -27,7 +27,7 @@ when a column is missing.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binomtest, chi2_contingency
+from scipy.stats import binom, chi2_contingency
 
 from pipelines.balance_measures import put
 from pipelines.scope import Scope
@@ -61,15 +61,25 @@ def describe_class(key: int, n: int) -> str:
 
 
 OPENINGS_SQL = """
-WITH g AS (
-  SELECT {keys} rule_size AS n, opening_a AS a, opening_b AS b,
-         winner <> -1 AND (winner = 0) = (colour_0 = 'black') AS black_won, winner = -1 AS drawn
+WITH g AS (  -- counted per opening first: the class key is then computed once per opening, not per game
+  SELECT {keys} rule_size AS n, opening_a AS a, opening_b AS b, count(*) AS games,
+         count(*) FILTER (WHERE winner <> -1 AND (winner = 0) = (colour_0 = 'black')) AS black_wins,
+         count(*) FILTER (WHERE winner = -1) AS draws
   FROM games
-  WHERE status = 'ok' AND winner IS NOT NULL AND opening_a IS NOT NULL AND opening_b IS NOT NULL {where})
-SELECT {keys} n AS size, {key} AS class_key, count(*) AS games,
-       count(*) FILTER (WHERE black_won) AS black_wins, count(*) FILTER (WHERE drawn) AS draws
+  WHERE status = 'ok' AND winner IS NOT NULL AND opening_a IS NOT NULL AND opening_b IS NOT NULL {where}
+  GROUP BY ALL)
+SELECT {keys} n AS size, {key} AS class_key, sum(games)::BIGINT AS games,
+       sum(black_wins)::BIGINT AS black_wins, sum(draws)::BIGINT AS draws
 FROM g GROUP BY ALL ORDER BY ALL
 """
+
+
+def sign_test_p(wins: np.ndarray, decided: np.ndarray) -> np.ndarray:
+    """Two-sided exact sign test of ``wins`` of ``decided`` games against 1/2, vectorised
+    (scipy's ``binomtest`` one row at a time: the same p, as the distribution is symmetric); 1 with no game."""
+    wins, decided = np.asarray(wins), np.asarray(decided)
+    tail = binom.cdf(np.minimum(wins, decided - wins), decided, 0.5)
+    return np.where(decided > 0, np.minimum(1.0, 2.0 * tail), 1.0)
 
 
 def _class_rows(scope: Scope) -> list[dict]:
@@ -80,13 +90,15 @@ def _class_rows(scope: Scope) -> list[dict]:
     rows = []
     for r in scope.rows(f"SELECT * FROM {table} ORDER BY ALL"):
         white_wins = r["games"] - r["black_wins"] - r["draws"]
-        decided = r["black_wins"] + white_wins
         row = {k: r[k] for k in (*scope.game_keys(), "size")} | {
             "opening": describe_class(r["class_key"], r["size"]), "games": r["games"],
             "black_wins": r["black_wins"], "draws": r["draws"], "white_wins": white_wins}
         put(row, "black_score", score_rate(Tally(r["black_wins"], r["draws"], white_wins, r["games"])))
-        row.update(p=binomtest(r["black_wins"], decided).pvalue if decided else 1.0, class_key=r["class_key"])
+        row["class_key"] = r["class_key"]
         rows.append(row)
+    p = sign_test_p([r["black_wins"] for r in rows], [r["black_wins"] + r["white_wins"] for r in rows])
+    for row, p_value in zip(rows, p):
+        row["p"] = float(p_value)
     return rows
 
 

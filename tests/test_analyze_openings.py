@@ -6,13 +6,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from scipy.stats import chi2_contingency
+from scipy.stats import binomtest, chi2_contingency
 from typer.testing import CliRunner
 
 from pipelines.analyze import measure
 from pipelines.cli import app
 from pipelines.dataset import open_runs
-from pipelines.measures_openings import class_key_sql, describe_class, opening_balance, openings
+from pipelines.measures_openings import class_key_sql, describe_class, opening_balance, openings, sign_test_p
 from pipelines.scope import Scope
 from tests.test_analyze_measures import polar_run  # noqa: F401  (fixture: 80 games, greedy vs random)
 
@@ -68,6 +68,12 @@ def test_p2_the_colours_matter_an_opening_and_its_colour_swap_are_other_classes(
     assert describe_class(sql_keys(9, [(0, 1)])[0], 9) == "B(1,1)-W(1,2)"
     assert describe_class(sql_keys(9, [(1, 0)])[0], 9) == "B(1,2)-W(1,1)"
     assert sql_keys(9, [(0, 1)]) == sql_keys(9, [(80, 79)]) == sql_keys(9, [(72, 63)])
+
+
+def test_the_vectorised_sign_test_is_scipys_binomtest():
+    wins, decided = np.array([0, 3, 9, 50, 61, 0, 600, 1]), np.array([0, 3, 12, 100, 100, 5, 1100, 1])
+    expected = [binomtest(int(k), int(n)).pvalue if n else 1.0 for k, n in zip(wins, decided)]
+    assert sign_test_p(wins, decided) == pytest.approx(expected, rel=1e-9, abs=1e-300)
 
 
 def scope_of(rows):
