@@ -14,7 +14,8 @@ rows), gathered from the measure modules by group (``MEASURES``):
   (``measures_openings``) ``opening_balance``, and ``openings`` (a row per
   opening class: in ``ON_REQUEST``, computed only when asked for by name);
 - ``polarity`` (``measures_polarity``): ``faults``, ``attempts``,
-  ``conversions``, ``captures``, ``seat_ends``, ``red_colour``, ``red_losses``.
+  ``conversions``, ``captures``, ``seat_ends``, ``red_colour``, ``red_losses``,
+  ``foundations``.
 
 A game-specific table whose columns the runs lack is left out. ``by`` adds
 grouping columns (any column of ``games``; ``seat``/``strategy``/``opponent``
@@ -62,7 +63,7 @@ MEASURES: dict[str, dict[str, Measure]] = {
     "polarity": {
         "faults": polarity.faults, "attempts": polarity.attempts, "conversions": polarity.conversions,
         "captures": polarity.captures, "seat_ends": polarity.seat_ends, "red_colour": polarity.red_colour,
-        "red_losses": polarity.red_losses,
+        "red_losses": polarity.red_losses, "foundations": polarity.foundations,
     },
 }
 ALWAYS_SHOWN = {"strategies", "seats", "strategy_seat", "balance", "length", "end_reasons", "failures"}

@@ -19,6 +19,12 @@ Seats: 0 is White (moves first), 1 is Black.
   stack (mean, share emptied), towers, discs per tower, faults, conversions,
   captures, placements, attempts; whichever of these columns exist.
 - ``red_colour``: win/draw/loss by red orientation × colour.
+- ``foundations``: how far each colour and strategy lays its foundations
+  (R2, R3: White lays all of its own first) from the red disc's centre, in
+  mm: per game and seat the mean over its foundations (``phase =
+  'setup'`` turns, the intended spot), then mean with interval and
+  quantiles over the games. A base near the red disc is what its
+  orientation punishes (``red_losses``).
 - ``red_losses``: by red orientation × colour, the games that colour lost
   to the red disc (R14 touched, R15 moved), and their share of its games
   with a Wilson interval: which colour the red disc's orientation puts at
@@ -103,6 +109,25 @@ def captures(scope: Scope) -> list[dict]:
     if not scope.has("phase", "captured_discs", view="turns"):
         return []
     return describe(scope, "t.captured_discs", _turn_rows(scope, "capture"), scope.keys_sql())
+
+
+SEAT_FOUNDATIONS_SQL = """(
+SELECT {g_keys} {run}, g.game_index, CASE WHEN t.player = 0 THEN 'white' ELSE 'black' END AS colour,
+       CASE WHEN t.player = 0 THEN g.strategy_0 ELSE g.strategy_1 END AS strategy,
+       1000 * avg(sqrt(t.x * t.x + t.y * t.y)) AS red_distance_mm
+FROM turns t JOIN {games} g USING ({join})
+WHERE t.phase = 'setup' AND t.outcome = 'placed' AND t.x IS NOT NULL AND t.y IS NOT NULL
+GROUP BY ALL) seat_foundations"""
+
+
+def foundations(scope: Scope) -> list[dict]:
+    if not scope.has("phase", "outcome", "player", "x", "y", view="turns") or not scope.has("strategy_0", "strategy_1"):
+        return []
+    run = scope.join.split(", ")[0]
+    rows_sql = SEAT_FOUNDATIONS_SQL.format(g_keys=scope.keys_sql(prefix="g."), run=f"g.{run}", join=scope.join,
+                                           games=scope.filtered_games_sql(["strategy_0", "strategy_1"]))
+    rows = describe(scope, "red_distance_mm", rows_sql, scope.keys_sql(["colour", "strategy"]))
+    return [{("seats" if k == "n" else k): v for k, v in r.items()} for r in rows]
 
 
 def _seat_stat_sql(scope: Scope, present: list[str]) -> str:

@@ -205,6 +205,7 @@ def polarity(data: ReportData) -> Section | None:
     sec.table("Per seat at the end (stacks, towers, faults…)", t.get("seat_ends", []))
     sec.table("Red orientation × colour", t.get("red_colour", []))
     sec.table("Losses to the red disc", t.get("red_losses", []))
+    sec.table("Foundations: distance from the red disc (mm, a seat's mean per game)", t.get("foundations", []))
     return sec
 
 

@@ -320,6 +320,25 @@ def test_polarity_losses_to_the_red_disc_by_orientation_and_colour(tmp_path):
     assert all(r["lost_to_red_lo"] <= r["lost_to_red_rate"] < r["lost_to_red_hi"] for r in rows)
 
 
+def test_polarity_foundations_distance_from_the_red_disc_per_colour_and_strategy(tmp_path):
+    games, turns = polarity_rows()
+    games[1].update(strategy_0="b", strategy_1="a")  # seats swapped in game 1
+
+    def setup(i, player, x, y, outcome="placed"):
+        return {"game_index": i, "turn": 0, "player": player, "phase": "setup", "outcome": outcome, "x": x, "y": y}
+
+    turns = [{**t, "x": None, "y": None} for t in turns] + [
+        setup(0, 0, 0.09, 0.0), setup(0, 0, 0.0, -0.11), setup(0, 1, 0.18, 0.0),   # a white 100 mm, b black 180
+        setup(1, 0, 0.12, 0.16), setup(1, 1, -0.06, 0.0), setup(1, 1, 0.3, 0.4, outcome="gave_up"),  # b white 200, a black 60
+        setup(2, 0, 0.0, 0.14), setup(2, 1, 0.0, 0.2)]                              # a white 140, b black 200
+    rows = tables_of(write_run(tmp_path, games, turns))["foundations"]
+    got = {(r["colour"], r["strategy"]): (r["seats"], r["mean"]) for r in rows}
+    assert got == {("white", "a"): (2, pytest.approx(120.0)), ("white", "b"): (1, pytest.approx(200.0)),
+                   ("black", "a"): (1, pytest.approx(60.0)), ("black", "b"): (2, pytest.approx(190.0))}
+    white_a = next(r for r in rows if (r["colour"], r["strategy"]) == ("white", "a"))
+    assert white_a["mean_lo"] < 120.0 < white_a["mean_hi"]  # over two games, not over three foundations
+
+
 def test_polarity_end_reasons_name_the_losing_rule(tmp_path):
     games, turns = polarity_rows()
     for g, cause in zip(games, (None, "R15", None)):
