@@ -149,6 +149,13 @@ def test_r3_white_lays_all_foundations_then_black_and_stacks_shrink():
     assert any(b.red and b.up == B for b in game.world.bodies())  # R1 knob: bar up
 
 
+def test_r3_knob_alternate_foundations_white_black_in_turn():
+    game = make_game(rules=PolarityRules(red_orientation="bar", foundations=3, stack_size=6, foundation_order="alternate"))
+    assert [r["player"] for r in game.rows] == [0, 1, 0, 1, 0, 1] and {r["phase"] for r in game.rows} == {"setup"}
+    assert game.table.stacks == [3, 3]
+    assert len(own_hosts(game, 0)) == 3 and len(own_hosts(game, 1)) == 3
+
+
 def lays_badly_first(tries, first):
     """A ``lay_flat`` whose first try ends as ``first(world, i, before)`` says; later ones lie still."""
     def lay(world, x, y, up):

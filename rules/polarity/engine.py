@@ -291,10 +291,14 @@ class Game:
         self.red_up = 1 if self.red_orientation == "bar" else -1
         self.world.add_flat(0.0, 0.0, self.red_up, red=True)
         self.refresh()
-        for seat in (0, 1):
-            for _ in range(self.rules.foundations):
-                self.lay_foundation(seat)
-                self.turn += 1
+        for seat in self.foundation_seats():
+            self.lay_foundation(seat)
+            self.turn += 1
+
+    def foundation_seats(self) -> list[int]:
+        """Who lays each foundation, in order (R3, ``foundation_order``)."""
+        n = self.rules.foundations
+        return [0, 1] * n if self.rules.foundation_order == "alternate" else [0] * n + [1] * n
 
     def lay_foundation(self, seat: int) -> None:
         view = self.view(seat)

@@ -44,6 +44,9 @@ class PolarityRules(RulesBase):
     red_orientation: Literal["random", "bar", "dot"] = Field(
         "random", description="R1: the red disc's face up: bar, dot, or drawn per game")
     foundations: int = Field(5, ge=1, le=12, description="R3: foundations each player lays at setup")
+    foundation_order: Literal["white_first", "alternate"] = Field(
+        "white_first", description="R3: White lays all its foundations, then Black (the rulebook); or they "
+        "alternate, White first")
     stack_size: int = Field(26, ge=1, le=26, description="discs per player at the start (more than foundations)")
     setup_retries: int = Field(20, ge=0, description="R3: tries for a foundation spot that makes no disc react")
     max_attempts: int = Field(10, ge=1, description="R5: tries to float the Action Disc before giving up")
