@@ -126,7 +126,7 @@ def build_experiment(game: str, variant: Optional[str], strategies: list[str], s
         if len(values) != 1:
             raise UsageError(f"--set {key} has several values; `polsim sweep` runs grids")
         overrides[key] = values[0]
-    size = shard_size or game_def.shard_size
+    size = shard_size or game_def.shard_size_for([matchup])
     return make_experiment(game_def, variant, (Cell(overrides=overrides, matchup=matchup),), games, seed, size)
 
 

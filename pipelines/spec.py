@@ -142,9 +142,10 @@ def make_experiment(game: GameDef, variant: str | None, cells: tuple[Cell, ...],
         raise UsageError(f"{where}: {message}" if where else message) from None
 
 
-def grid_shard_size(game: GameDef, shard_size: int | None) -> int:
-    """Games per shard of a sweep or tournament: as given, else 500 for Polar and 10 for the others."""
-    return shard_size or (500 if game.name == "polar" else 10)
+def grid_shard_size(game: GameDef, shard_size: int | None, cells: tuple[Cell, ...]) -> int:
+    """Games per shard of a sweep or tournament: as given, else 500 for Polar and 10 for the others,
+    fewer for dear strategies (``GameDef.shard_size_for``)."""
+    return shard_size or game.shard_size_for([c.matchup for c in cells], 500 if game.name == "polar" else 10)
 
 
 def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:

@@ -47,7 +47,7 @@ def sweep_experiment(game: str, variant: str | None, strategies: list[str], sets
     keys = list(grid)
     cells = tuple(Cell(overrides=dict(zip(keys, combo)), matchup=matchup)
                   for combo in itertools.product(*(grid[k] for k in keys)))
-    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size))
+    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size, cells))
     validate(exp)
     return exp
 

@@ -52,7 +52,7 @@ def tournament_experiment(game: str, variant: str | None, strategies: list[str],
     if repeated:
         raise UsageError(f"strategy {repeated[0]} is listed twice; give each strategy (with its parameters) once")
     cells = tuple(Cell(overrides=dict(sets), matchup=(a, b)) for a, b in itertools.combinations(names, 2))
-    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size))
+    exp = make_experiment(game_def, variant, cells, games, seed, grid_shard_size(game_def, shard_size, cells))
     validate(exp)
     return exp
 

@@ -124,6 +124,9 @@ class GameSpec:
     seats: tuple[StrategySpec, StrategySpec]
 
 
+SHARD_SECONDS = 5.0  # play per shard that ``GameDef.shard_size_for`` aims at for dear strategies
+
+
 @dataclass(frozen=True)
 class GameDef:
     """What a game registers: the whole of what the pipeline may use."""
@@ -138,9 +141,21 @@ class GameDef:
     default_variant: str = "standard"
     trace: Callable[[GameSpec], list[dict]] | None = None  # positions after each turn, for replays
     shard_size: int = 10  # games per Ray task: enough for a task to run for seconds
+    seat_seconds: Callable[[StrategySpec], float] | None = None  # rough CPU s of one seat's play in a game
     default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
     default_games: int = 1000  # ... and how many games, when --games is not given
     variant_descriptions: Callable[[], dict[str, str]] = field(default=lambda: {})  # name -> one line
+
+    def shard_size_for(self, matchups, default: int | None = None) -> int:
+        """Games per shard for these matchups: ``default`` (else ``shard_size``), or fewer
+        when ``seat_seconds`` says a game is dear, so that a shard holds about
+        ``SHARD_SECONDS`` of play: every worker keeps busy to the end of a run (a
+        few huge shards leave workers idle) and an interrupted shard loses little."""
+        size = default or self.shard_size
+        if self.seat_seconds is None:
+            return size
+        dearest = max(sum(self.seat_seconds(StrategySpec.parse(str(s))) for s in m) for m in matchups)
+        return max(1, min(size, int(SHARD_SECONDS / dearest))) if dearest > 0 else size
 
     def strategy(self, spec: StrategySpec) -> StrategyDef:
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from rules.base import GameDef, register_game
 from rules.polar.batch import play_batch
 from rules.polar.model import PolarRules, variant_descriptions, variants
-from rules.polar.strategies import STRATEGIES
+from rules.polar.strategies import STRATEGIES, seat_seconds
 from rules.polar.trace import trace
 
 GAME = register_game(
@@ -29,5 +29,6 @@ GAME = register_game(
         default_variant="polar-9",
         trace=trace,
         shard_size=5000,  # ~0.15 s of games per task: Parquet costs less per game than at 2000, and 100,000 games still make 20 tasks
+        seat_seconds=seat_seconds,  # MCTS games are ~10,000 times dearer: their shards hold ~5 s of play instead
     )
 )

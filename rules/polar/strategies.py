@@ -34,7 +34,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from rules.base import StrategyDef, StrategyParams
+from rules.base import StrategyDef, StrategyParams, StrategySpec
 from rules.polar import policies as pol
 
 
@@ -86,6 +86,18 @@ def _make_greedy(p: GreedyParams) -> SeatCode:
 def _make_mcts(p: MctsParams) -> SeatCode:
     policy = pol.PLAYOUT_GREEDY if p.playout == "greedy" else pol.PLAYOUT_RANDOM
     return SeatCode(pol.MCTS, (float(p.playouts), p.c, float(policy), p.playout_epsilon))
+
+
+SECONDS_PER_PLAYOUT = 0.5e-3  # one seat's share of an MCTS 9x9 game per playout of its parameter (2026-12-03,
+# mcts:playouts=200 self-play on one core: 3,000 games in 8 min, 0.16 s a game; 800 in 3 min, 0.23 s)
+CHEAP_SEAT_SECONDS = 2e-5  # random and greedy: ~40,000 games a second a core
+
+
+def seat_seconds(spec: StrategySpec) -> float:
+    """Rough CPU seconds of one seat's play over a 9x9 game, to size shards (``GameDef.shard_size_for``)."""
+    if spec.name == "mcts":
+        return STRATEGIES["mcts"].validate(spec).playouts * SECONDS_PER_PLAYOUT
+    return CHEAP_SEAT_SECONDS
 
 
 STRATEGIES: dict[str, StrategyDef] = {
