@@ -70,9 +70,12 @@ WHERE t.phase = 'convert' GROUP BY ALL ORDER BY ALL
 """
 
 
-def _turn_rows(scope: Scope, phase: str) -> str:
-    return (f"turns t JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) "
-            f"WHERE t.phase = '{phase}'")
+def turn_rows(scope: Scope, phase: str, cols: list[str]) -> str:
+    """A FROM body: the turns of ``phase`` with ``cols``, beside their game's group keys
+    (taken from the games side: a key both views have, such as ``run_id``, is not ambiguous)."""
+    picked = "".join(f", t.{quote(c)}" for c in cols)
+    return (f"(SELECT {scope.keys_sql(prefix='g.')} t.phase{picked} FROM turns t "
+            f"JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) WHERE t.phase = '{phase}') turn_rows")
 
 
 def faults(scope: Scope) -> list[dict]:
@@ -87,9 +90,10 @@ def faults(scope: Scope) -> list[dict]:
 def attempts(scope: Scope) -> list[dict]:
     if not scope.has("phase", "attempts", "outcome", view="turns"):
         return []
-    rows = describe(scope, "t.attempts", _turn_rows(scope, "place"), scope.keys_sql())
-    gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE t.outcome = 'gave_up') AS k "
-                         f"FROM {_turn_rows(scope, 'place')} GROUP BY ALL ORDER BY ALL")
+    placements = turn_rows(scope, "place", ["attempts", "outcome"])
+    rows = describe(scope, "attempts", placements, scope.keys_sql())
+    gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE outcome = 'gave_up') AS k "
+                         f"FROM {placements} GROUP BY ALL ORDER BY ALL")
     return put_group_shares(scope, rows, "gave_up", gave_up)
 
 
@@ -108,7 +112,7 @@ def conversions(scope: Scope) -> list[dict]:
 def captures(scope: Scope) -> list[dict]:
     if not scope.has("phase", "captured_discs", view="turns"):
         return []
-    return describe(scope, "t.captured_discs", _turn_rows(scope, "capture"), scope.keys_sql())
+    return describe(scope, "captured_discs", turn_rows(scope, "capture", ["captured_discs"]), scope.keys_sql())
 
 
 SEAT_FOUNDATIONS_SQL = """(

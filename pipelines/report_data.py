@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from pipelines import decisiveness as dec
+from pipelines import measures_polarity as polarity
 from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
 from pipelines.dataset import run_labels, shared_run_id_note
 from pipelines.distribution import histogram
@@ -60,8 +61,7 @@ def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
     if scope.has("n_passes"):
         specs["passes"] = ("n_passes", ok_games, keys)
     if scope.has("phase", "captured_discs", view="turns"):
-        rows = f"turns t JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) WHERE t.phase = 'capture'"
-        specs["captures"] = ("t.captured_discs", rows, keys)
+        specs["captures"] = ("captured_discs", polarity.turn_rows(scope, "capture", ["captured_discs"]), keys)
     return specs
 
 

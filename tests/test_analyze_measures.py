@@ -339,6 +339,21 @@ def test_polarity_foundations_distance_from_the_red_disc_per_colour_and_strategy
     assert white_a["mean_lo"] < 120.0 < white_a["mean_hi"]  # over two games, not over three foundations
 
 
+def test_polarity_turn_measures_of_two_runs_are_kept_apart_by_run(tmp_path):
+    """Two runs of one variant are grouped by ``run_id``, a column ``turns`` has too."""
+    runs = []
+    for run_id in ("one", "two"):
+        games, turns = polarity_rows()
+        runs.append(write_run(tmp_path, games, turns, run_id=run_id))
+    con, _ = open_runs(runs)
+    tables = measure(con, by=["run_id"])
+    assert [(r["run_id"], r["n"]) for r in tables["attempts"]] == [("one", 6), ("two", 6)]
+    assert [(r["run_id"], r["n"]) for r in tables["captures"]] == [("one", 2), ("two", 2)]
+    res = runner.invoke(app, ["analyze", *runs, "--table", "attempts", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert "note:" in res.stderr and "run_id" in res.stderr  # grouped by run, and said so
+
+
 def test_polarity_end_reasons_name_the_losing_rule(tmp_path):
     games, turns = polarity_rows()
     for g, cause in zip(games, (None, "R15", None)):
