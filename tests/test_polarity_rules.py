@@ -45,6 +45,7 @@ def test_variants_hold_only_changed_knobs_and_validate():
     assert v["tower-steal"].tower_steal and not v["no-red-death"].red_sudden_death
     assert v["strong-magnets"].magnet_strength > 1.0
     assert v["strong-magnets"].model_dump(exclude={"magnet_strength"}) == PolarityRules().model_dump(exclude={"magnet_strength"})
+    assert v["alternate-foundations"].model_dump() == PolarityRules(foundation_order="alternate").model_dump()
 
 
 def test_set_overrides_reach_every_knob_from_strings():
