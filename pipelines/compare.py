@@ -194,13 +194,13 @@ def rule_notes(base: Experiment, cand: Experiment) -> list[str]:
                    for x, y in zip(base.cells, cand.cells)]
     except UsageError as exc:  # a variant or knob this polsim no longer has
         return [f"the rules could not be resolved to tell what differs ({exc})"]
-    variants = f"variant {base.variant} → {cand.variant}: " if base.variant != cand.variant else ""
+    variant = [f"variant {base.variant} → {cand.variant}"] if base.variant != cand.variant else []
     if not any(changes):
-        return [f"{variants}the same rules in every cell"] if variants else []
+        return [f"{variant[0]}: the same rules in every cell"] if variant else []
     if len(set(changes)) == 1:
-        return [f"{variants}rules changed: {changes[0]}"]
-    return [variants.removesuffix(": ")] * bool(variants) + [
-        f"rules changed in cell {i} ({cell.label()}): {c or 'none'}" for i, (cell, c) in enumerate(zip(cand.cells, changes))]
+        return [": ".join(variant + [f"rules changed: {changes[0]}"])]
+    return variant + [f"rules changed in cell {i} ({cell.label()}): {c or 'none'}"
+                      for i, (cell, c) in enumerate(zip(cand.cells, changes))]
 
 
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:

@@ -29,7 +29,7 @@ kept by ``legal_count`` (used while turns are recorded, which keeps them).
 from __future__ import annotations
 
 from sim.jit import kernel
-from rules.polar.core import BLACK, M_EMPTIES, is_legal, score_change, swap_empties
+from rules.polar.core import BLACK, M_EMPTIES, WHITE, is_legal, score_change, swap_empties
 from rules.polar.rng import below, uniform
 
 RANDOM = 0
@@ -159,8 +159,8 @@ def edge_opening(size, swap, rng):
 
 @kernel
 def nearer_centre(size, a, b):
-    """BLACK (0) if the black stone ``a`` is nearer the centre than the white ``b``, else WHITE (1)."""
-    return 0 if centre_distance(size, a) < centre_distance(size, b) else 1
+    """BLACK if the black stone ``a`` is nearer the centre than the white ``b``, else WHITE."""
+    return BLACK if centre_distance(size, a) < centre_distance(size, b) else WHITE
 
 
 @kernel

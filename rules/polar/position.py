@@ -127,7 +127,7 @@ class Board:
     def opening(self) -> tuple[int, int]:
         """(black point, white point) when the board holds one stone of each colour, else (-1, -1)."""
         colours = self.st[: self.n]
-        black, white = np.flatnonzero(colours == 0), np.flatnonzero(colours == 1)
+        black, white = np.flatnonzero(colours == core.BLACK), np.flatnonzero(colours == core.WHITE)
         return (int(black[0]), int(white[0])) if len(black) == len(white) == 1 else (-1, -1)
 
     def choose_colour(self, code: SeatCode, seed: int) -> str:
