@@ -70,12 +70,14 @@ WHERE t.phase = 'convert' GROUP BY ALL ORDER BY ALL
 """
 
 
-def turn_rows(scope: Scope, phase: str, cols: list[str]) -> str:
-    """A FROM body: the turns of ``phase`` with ``cols``, beside their game's group keys
-    (taken from the games side: a key both views have, such as ``run_id``, is not ambiguous)."""
+def turn_rows(scope: Scope, phase: str, cols: list[str], game_cols: list[str] = ()) -> str:
+    """A FROM body: the turns of ``phase`` with ``cols``, beside their game's group keys and
+    ``game_cols`` (taken from the games side: a column both views have, such as ``run_id``,
+    is not ambiguous)."""
+    from_games = "".join(f"g.{quote(c)}, " for c in dict.fromkeys([*scope.game_keys(), *game_cols]))
     picked = "".join(f", t.{quote(c)}" for c in cols)
-    return (f"(SELECT {scope.keys_sql(prefix='g.')} t.phase{picked} FROM turns t "
-            f"JOIN {scope.filtered_games_sql([])} g USING ({scope.join}) WHERE t.phase = '{phase}') turn_rows")
+    return (f"(SELECT {from_games}t.phase{picked} FROM turns t JOIN {scope.filtered_games_sql(list(game_cols))} g "
+            f"USING ({scope.join}) WHERE t.phase = '{phase}') turn_rows")
 
 
 def faults(scope: Scope) -> list[dict]:
@@ -116,20 +118,19 @@ def captures(scope: Scope) -> list[dict]:
 
 
 SEAT_FOUNDATIONS_SQL = """(
-SELECT {g_keys} {run}, g.game_index, CASE WHEN t.player = 0 THEN 'white' ELSE 'black' END AS colour,
-       CASE WHEN t.player = 0 THEN g.strategy_0 ELSE g.strategy_1 END AS strategy,
-       1000 * avg(sqrt(t.x * t.x + t.y * t.y)) AS red_distance_mm
-FROM turns t JOIN {games} g USING ({join})
-WHERE t.phase = 'setup' AND t.outcome = 'placed' AND t.x IS NOT NULL AND t.y IS NOT NULL
+SELECT {keys} {join}, CASE WHEN player = 0 THEN 'white' ELSE 'black' END AS colour,
+       CASE WHEN player = 0 THEN strategy_0 ELSE strategy_1 END AS strategy,
+       1000 * avg(sqrt(x * x + y * y)) AS red_distance_mm
+FROM {setup} WHERE outcome = 'placed' AND x IS NOT NULL AND y IS NOT NULL
 GROUP BY ALL) seat_foundations"""
 
 
 def foundations(scope: Scope) -> list[dict]:
     if not scope.has("phase", "outcome", "player", "x", "y", view="turns") or not scope.has("strategy_0", "strategy_1"):
         return []
-    run = scope.join.split(", ")[0]
-    rows_sql = SEAT_FOUNDATIONS_SQL.format(g_keys=scope.keys_sql(prefix="g."), run=f"g.{run}", join=scope.join,
-                                           games=scope.filtered_games_sql(["strategy_0", "strategy_1"]))
+    setup = turn_rows(scope, "setup", ["player", "outcome", "x", "y"],
+                      [*scope.join.split(", "), "strategy_0", "strategy_1"])
+    rows_sql = SEAT_FOUNDATIONS_SQL.format(keys=scope.keys_sql(), join=scope.join, setup=setup)
     rows = describe(scope, "red_distance_mm", rows_sql, scope.keys_sql(["colour", "strategy"]))
     return [{("seats" if k == "n" else k): v for k, v in r.items()} for r in rows]
 

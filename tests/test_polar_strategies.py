@@ -287,6 +287,11 @@ def test_p2_greedy_centre_chooser_picks_in_real_games_what_the_rule_says():
     assert set(picks) == {"black", "white"}
 
 
-def test_greedy_default_opening_and_choice_are_unchanged_by_the_centre_parameters():
-    default, explicit = (seat_code(StrategySpec.parse(t)) for t in ("greedy", "greedy:opening=random:choose=black"))
-    assert [Board.propose(9, default, s) for s in range(10)] == [Board.propose(9, explicit, s) for s in range(10)]
+def test_greedy_by_default_proposes_the_uniform_random_pair_of_its_stream():
+    """The centre parameters' defaults keep greedy's opening what it was: ``random_opening``'s draw."""
+    code = seat_code(StrategySpec("greedy"))
+    for seed in range(10):
+        rng = np.zeros(4, np.uint64)
+        seed_stream(rng, seed)
+        expected = tuple(int(p) for p in random_opening(9, rng))
+        assert Board.propose(9, code, seed, swap=True) == Board.propose(9, code, seed, swap=False) == expected
