@@ -8,6 +8,7 @@ numba core), replaying each game from its ``turns`` rows.
 from collections import deque
 
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -191,6 +192,21 @@ def test_random_games_all_end_by_both_passing_with_consistent_winners():
     for c0, s0, b, wh in zip(g["colour_0"], g["score_0"], g["black_score"], g["white_score"]):
         assert s0 == (b if c0 == "black" else wh)
     assert turns.num_rows == sum(g["n_turns"])
+
+
+@pytest.mark.parametrize("players", [("random", "random"), ("greedy", "greedy:choose=centre")])
+def test_p7_komi_moves_only_the_winner_for_players_blind_to_it(players):
+    """Random and greedy play the same moves whatever the komi (it changes no move's
+    margin), so the boards are the same and the winner is read from them with it."""
+    plain_games, plain_turns = POLAR.play_batch(specs_for(200, PolarRules(), *players))
+    games, turns = POLAR.play_batch(specs_for(200, PolarRules(komi=3.5), *players))
+    assert turns.equals(plain_turns)
+    assert games.drop_columns(["winner"]).equals(plain_games.drop_columns(["winner"]))
+    g = games.to_pydict()
+    for w, c0, b, wh in zip(g["winner"], g["colour_0"], g["black_score"], g["white_score"]):
+        black_wins = b > wh + 3.5
+        assert w == (0 if black_wins == (c0 == "black") else 1)  # P7, never a draw at x.5
+    assert games["winner"].to_pylist() != plain_games["winner"].to_pylist()
 
 
 def test_p2_without_swap_the_proposer_is_black():

@@ -198,6 +198,31 @@ def test_p7_equal_totals_are_a_draw_and_higher_total_wins():
     assert Board.from_rows(["XXXOO", ".....", ".....", ".....", "....."]).winner() == "black"
 
 
+def test_p7_komi_is_added_to_whites_total():
+    rows = ["XXXOO", ".....", ".....", ".....", "....."]  # black 6, white 0
+    assert Board.from_rows(rows).score() == (6, 0)
+    got = {komi: Board.from_rows(rows, komi=komi).winner() for komi in (-2.0, 0.0, 5.5, 6.0, 6.5)}
+    assert got == {-2.0: "black", 0.0: "black", 5.5: "black", 6.0: None, 6.5: "white"}
+    assert Board.from_rows(BOTH_STUCK, komi=0.5).winner() == "white"
+    assert Board.from_rows(BOTH_STUCK, komi=-0.5).winner() == "black"
+
+
+@pytest.mark.parametrize("komi", [0.25, 1e7, -1e7])
+def test_p7_komi_must_be_a_half_point_multiple_within_bounds(komi):
+    with pytest.raises(ValueError, match="komi"):
+        PolarRules(komi=komi)
+
+
+def test_p7_a_bad_komi_on_the_command_line_is_a_one_line_usage_error(tmp_path):
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["simulate", "--game", "polar", "--set", "komi=0.3", "--games", "2",
+                                   "--out", str(out), "--workers", "0", "--quiet"])
+    assert res.exit_code == 2, res.output
+    assert "bad value for knob komi" in res.output and "multiple of 0.5" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_setting_up_a_point_twice_is_refused_not_a_silently_broken_position():
     board = Board(5)
     board.setup((1, 0), "white")

@@ -187,6 +187,16 @@ def test_p2_mcts_chooser_takes_the_colour_its_search_rates_better():
         assert Board.from_rows(WHITE_WINS_WHATEVER_HAPPENS).choose_colour(mcts, seed) == "white"
 
 
+def test_p7_mcts_plays_for_the_komi_of_its_game():
+    """A komi beyond any 5x5 margin (T(25) = 325) turns every continuation of the
+    first position into a White win and of the second into a Black win; the
+    search's copies of the position carry the komi, so the chooser follows it."""
+    mcts = seat_code(StrategySpec.parse("mcts:playouts=30"))
+    for seed in range(3):
+        assert Board.from_rows(BLACK_WINS_WHATEVER_HAPPENS, komi=400).choose_colour(mcts, seed) == "white"
+        assert Board.from_rows(WHITE_WINS_WHATEVER_HAPPENS, komi=-400).choose_colour(mcts, seed) == "black"
+
+
 def test_p2_random_chooser_takes_either_colour():
     random = seat_code(StrategySpec("random"))
     picks = [opening_board((2, 2), (2, 3)).choose_colour(random, seed) for seed in range(40)]

@@ -9,8 +9,9 @@ games (one row per spec, in order):
 
 ==================  =======  =====================================================
 game_index          int64    ``spec.index``
-winner              int8     seat 0 or 1, -1 for a draw (P7)
-score_0, score_1    float64  the seats' final scores
+winner              int8     seat 0 or 1, -1 for a draw (P7: White's total is
+                             ``white_score`` plus the komi, column ``rule_komi``)
+score_0, score_1    float64  the seats' final scores on the board (komi not added)
 end_reason          string   ``both_passed`` (``turn_limit`` is a guard, never seen)
 n_turns             int32    rows in ``turns`` for the game: the opening + moves + passes
 status, error       string   ``ok`` and null
@@ -83,7 +84,7 @@ def seat_code(spec: StrategySpec) -> SeatCode:
 
 
 def _matchup_codes(rules: RulesBase, seats: tuple[StrategySpec, StrategySpec], cache: dict) -> tuple:
-    """(size, swap, mode, kinds, params) of one rules and seats combination."""
+    """(size, swap, mode, komi in half points, kinds, params) of one rules and seats combination."""
     if rules not in cache:
         cache[rules] = PolarRules.model_validate(rules.model_dump())
     polar = cache[rules]
@@ -93,7 +94,7 @@ def _matchup_codes(rules: RulesBase, seats: tuple[StrategySpec, StrategySpec], c
             cache[seat] = seat_code(seat)
         codes.append(cache[seat])
     return (
-        polar.size, polar.swap, SCORE_MODES[polar.score_n],
+        polar.size, polar.swap, SCORE_MODES[polar.score_n], round(2 * polar.komi),
         [c.kind for c in codes], np.stack([c.vector() for c in codes]),
     )  # fmt: skip
 
@@ -111,8 +112,9 @@ def pack_groups(seeds: np.ndarray, group: np.ndarray, groups) -> dict[str, np.nd
         "sizes": np.array([c[0] for c in codes], np.int32)[group],
         "swaps": np.array([c[1] for c in codes], np.bool_)[group],
         "modes": np.array([c[2] for c in codes], np.int32)[group],
-        "kinds": np.array([c[3] for c in codes], np.int8).reshape(-1, 2)[group],
-        "params": np.array([c[4] for c in codes], np.float64).reshape(-1, 2, N_PARAMS)[group],
+        "komis2": np.array([c[3] for c in codes], np.int32)[group],
+        "kinds": np.array([c[4] for c in codes], np.int8).reshape(-1, 2)[group],
+        "params": np.array([c[5] for c in codes], np.float64).reshape(-1, 2, N_PARAMS)[group],
         "seeds": np.stack(seat_seeds, axis=1),
     }
 
@@ -141,7 +143,7 @@ def run_core(packed: dict[str, np.ndarray], record: bool = True):
     games = tuple(np.zeros(n, t) for t in _GAME_TYPES)
     turns = tuple(np.empty(rows, t) for t in _TURN_TYPES)  # rows past ``used`` are never read
     used = play_games(
-        packed["sizes"], packed["swaps"], packed["modes"], packed["kinds"], packed["params"],
+        packed["sizes"], packed["swaps"], packed["modes"], packed["komis2"], packed["kinds"], packed["params"],
         packed["seeds"], record, games, turns,
     )  # fmt: skip
     return games, tuple(a[:used] for a in turns)

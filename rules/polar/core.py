@@ -17,6 +17,11 @@ A position of a board with ``n = size * size`` points (point ``p`` is at
 ``st[6n:]``     meta: see the ``M_*`` offsets
 ==============  =========================================================
 
+The komi (P7's balance knob, ``M_KOMI2``, in half points so that 6.5 is a
+whole number) belongs to the game, not the position: ``reset_state`` keeps
+it, ``set_komi`` sets it once a game, and a search's copies of the position
+read the winner with it, so MCTS plays for the game it is in.
+
 Why counts are enough (P4): a group never holds two sections of one colour,
 because two same-coloured sections can only be joined through stones of the
 other colour, which would make a third section. So a group is one section
@@ -62,7 +67,8 @@ M_SCORE_W = 2  # white's running score
 M_TO_MOVE = 3  # colour to move
 M_PASSES = 4  # passes in a row (2 ends the game)
 M_MODE = 5  # score_n mode
-N_META = 6
+M_KOMI2 = 6  # komi in half points, added to White's total when the winner is read (P7)
+N_META = 7
 
 
 @njit(cache=True)
@@ -93,14 +99,24 @@ def n_points(st):
 
 @njit(cache=True)
 def new_state(n, mode):
-    """An empty board of ``n`` points, black to move."""
+    """An empty board of ``n`` points, black to move, no komi."""
     st = np.zeros(6 * n + N_META, np.int32)
     reset_state(st, mode)
     return st
 
 
 @kernel
+def set_komi(st, komi2):
+    """Komi of ``komi2`` half points for this position and every copy of it.
+
+    A rule of the game, not of the position: ``reset_state`` keeps it, so it is
+    set once per game and a search's copies of the position carry it."""
+    st[6 * n_points(st) + M_KOMI2] = komi2
+
+
+@kernel
 def reset_state(st, mode):
+    """Empty board, Black to move, scores 0 (the komi is kept: ``set_komi``)."""
     n = n_points(st)
     for p in range(n):
         st[p] = EMPTY
@@ -388,10 +404,11 @@ def group_tally(st, n):
 
 @kernel
 def winner_colour(st, n):
-    """P7: BLACK, WHITE, or -1 for a draw."""
-    sb, sw = st[6 * n + M_SCORE_B], st[6 * n + M_SCORE_W]
-    if sb > sw:
+    """P7: BLACK, WHITE, or -1 for a draw; White's total is its score plus the komi."""
+    m = 6 * n
+    margin2 = 2 * (np.int64(st[m + M_SCORE_B]) - np.int64(st[m + M_SCORE_W])) - np.int64(st[m + M_KOMI2])
+    if margin2 > 0:
         return BLACK
-    if sw > sb:
+    if margin2 < 0:
         return WHITE
     return -1

@@ -3,6 +3,8 @@
 ``play_games`` plays a whole batch in one jitted call. Per game ``g``:
 
 - inputs: ``sizes[g]``, ``swaps[g]`` (0/1), ``modes[g]`` (score_n code),
+  ``komis2[g]`` (komi in half points, P7: set on the game's position, so
+  every search copy reads the winner as the game does),
   ``kinds[g, seat]`` and ``params[g, seat, :]`` (strategy codes, see
   ``policies.py``), ``seeds[g, seat]`` (63-bit stream seeds of "seat0",
   "seat1");
@@ -50,6 +52,7 @@ from rules.polar.core import (
     place,
     play,
     reset_state,
+    set_komi,
     winner_colour,
 )
 from rules.polar.legal_count import legal_row, n_legal, new_tracker, play_tracked, start_opening
@@ -272,7 +275,7 @@ def _capacity(sizes, kinds, params):
 
 
 @njit(cache=True)
-def play_games(sizes, swaps, modes, kinds, params, seeds, record, games, turns):
+def play_games(sizes, swaps, modes, komis2, kinds, params, seeds, record, games, turns):
     """Play every game of the batch; return the number of turn rows written."""
     n_max = 1
     for g in range(sizes.shape[0]):
@@ -299,6 +302,7 @@ def play_games(sizes, swaps, modes, kinds, params, seeds, record, games, turns):
             last_size = size
         for seat in range(2):
             seed_stream(rngs[seat], seeds[g, seat])
+        set_komi(st, komis2[g])
         row = play_game(
             g, size, swaps[g], modes[g], kinds[g], params[g], rngs, st, nbr, scratch, trk, record,
             games, turns, row,

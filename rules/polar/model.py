@@ -4,7 +4,8 @@ Knobs: ``size`` (P1, odd side from 5 to 255), ``swap`` (P2: the other seat
 chooses a colour; false = fixed colours, the proposer is Black), ``score_n``
 (P6: the n of T(n) = n(n+1)/2 for a scoring group: ``majority`` = size of the
 larger section, ``group`` = size of the whole group, ``difference`` = larger
-minus smaller). The variants live in ``variants/polar.toml``.
+minus smaller), ``komi`` (P7: points added to White's total before the totals
+are compared, a multiple of one half; not in the source, a balance knob). The variants live in ``variants/polar.toml``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,11 @@ class PolarRules(RulesBase):
     swap: bool = Field(True, description="P2: the non-proposer chooses a colour")
     score_n: Literal["majority", "group", "difference"] = Field(
         "majority", description="P6: n of T(n) for a scoring group"
+    )
+    # |komi| <= 1e6 keeps twice the komi in the core's int32 (core.M_KOMI2).
+    komi: float = Field(
+        0.0, ge=-1e6, le=1e6, multiple_of=0.5,
+        description="P7: points added to White's total before comparing (a multiple of 0.5; x.5 rules out draws)",
     )
 
     @field_validator("size")

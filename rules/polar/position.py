@@ -26,17 +26,19 @@ _SYMBOLS = {"X": core.BLACK, "O": core.WHITE, ".": core.EMPTY}
 
 
 class Board:
-    def __init__(self, size: int = 9, score_n: str = "majority"):
+    def __init__(self, size: int = 9, score_n: str = "majority", komi: float = 0.0):
         self.size = size
         self.n = size * size
         self.nbr = core.neighbour_table(size)
         self.st = core.new_state(self.n, core.SCORE_MODES[score_n])
+        core.set_komi(self.st, round(2 * komi))
         self._tmp = np.zeros(8, np.int32)
 
     @classmethod
-    def from_rows(cls, rows: list[str], score_n: str = "majority", to_move: str = "black") -> "Board":
+    def from_rows(cls, rows: list[str], score_n: str = "majority", to_move: str = "black",
+                  komi: float = 0.0) -> "Board":
         """A position drawn as rows of ``X`` (black), ``O`` (white), ``.`` (empty), top row y = 0."""
-        board = cls(len(rows), score_n)
+        board = cls(len(rows), score_n, komi)
         for y, row in enumerate(rows):
             for x, ch in enumerate(row.replace(" ", "")):
                 if _SYMBOLS[ch] != core.EMPTY:
@@ -98,6 +100,7 @@ class Board:
         return int(self.st[m + core.M_SCORE_B]), int(self.st[m + core.M_SCORE_W])
 
     def winner(self) -> str | None:
+        """P7, White's total being its score plus the komi; None for a draw."""
         w = core.winner_colour(self.st, self.n)
         return None if w < 0 else ("black", "white")[w]
 
@@ -140,9 +143,10 @@ class Board:
         return ("black", "white")[int(c)]
 
     @classmethod
-    def propose(cls, size: int, code: SeatCode, seed: int, swap: bool = True, score_n: str = "majority"):
+    def propose(cls, size: int, code: SeatCode, seed: int, swap: bool = True, score_n: str = "majority",
+                komi: float = 0.0):
         """The opening (black point, white point) the strategy proposes (P2) on an empty board."""
-        board = cls(size, score_n)
+        board = cls(size, score_n, komi)
         params = code.vector()
         a, b = propose(size, swap, board.st, board.n, board.nbr, core.SCORE_MODES[score_n], code.kind, params,
                        _stream(seed), board._scratch(code, params))

@@ -61,7 +61,7 @@ def _xy(point: int, size: int) -> list[int] | None:
 def frames_from_turns(turns: list[dict], rules: PolarRules, colour_0: str) -> list[dict]:
     """The board after each turn row (rows of one game, any order)."""
     size = rules.size
-    board = Board(size, rules.score_n)
+    board = Board(size, rules.score_n, rules.komi)
     seat_colours = [colour_0, "white" if colour_0 == "black" else "black"]
     frames = []
     for row in sorted(turns, key=lambda r: r["turn"]):
