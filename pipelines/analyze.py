@@ -10,7 +10,8 @@ rows), gathered from the measure modules by group (``MEASURES``):
 - ``length``: turns per game — mean with interval, spread, quantiles;
 - ``decisiveness`` (``decisiveness``): how early the winner takes a lead it keeps;
 - ``ends``: ``end_reasons`` and ``failures``;
-- ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``;
+- ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``,
+  ``komi``;
   (``measures_openings``) ``opening_balance``, and ``openings`` (a row per
   opening class: in ``ON_REQUEST``, computed only when asked for by name);
 - ``polarity`` (``measures_polarity``): ``faults``, ``attempts``,
@@ -59,7 +60,7 @@ MEASURES: dict[str, dict[str, Measure]] = {
     "decisiveness": {"decisiveness": dec.decisiveness},
     "ends": {"end_reasons": bm.end_reasons, "failures": bm.failures},
     "polar": {"margins": polar.margins, "passes": polar.passes, "swap": polar.swap, "colours": polar.colours,
-              "opening_balance": openings.opening_balance, "openings": openings.openings},
+              "komi": polar.komi, "opening_balance": openings.opening_balance, "openings": openings.openings},
     "polarity": {
         "faults": polarity.faults, "attempts": polarity.attempts, "conversions": polarity.conversions,
         "captures": polarity.captures, "seat_ends": polarity.seat_ends, "red_colour": polarity.red_colour,

@@ -22,6 +22,8 @@ def number(value, percent: bool = False, digits: int = 3) -> str:
         return f"{100 * value:.1f}"
     if isinstance(value, int):
         return str(value)
+    if abs(value) < 1e6 and (2 * value).is_integer():  # whole and half points (a komi) shown exactly
+        return f"{value:,.1f}".removesuffix(".0")
     if abs(value) >= 1000:
         return f"{value:,.0f}"
     return f"{value:.{digits}g}"

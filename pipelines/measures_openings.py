@@ -27,12 +27,12 @@ when a column is missing.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import binom, chi2_contingency
+from scipy.stats import chi2_contingency
 
 from pipelines.balance_measures import put
 from pipelines.scope import Scope
 from pipelines.stats.paired import holm
-from pipelines.stats.proportion import score_rate
+from pipelines.stats.proportion import score_rate, sign_test_p
 from pipelines.stats.tally import Tally
 
 # (row, column) of a point's image under each symmetry of the n x n board, from its (y, x).
@@ -72,14 +72,6 @@ SELECT {keys} n AS size, {key} AS class_key, sum(games)::BIGINT AS games,
        sum(black_wins)::BIGINT AS black_wins, sum(draws)::BIGINT AS draws
 FROM g GROUP BY ALL ORDER BY ALL
 """
-
-
-def sign_test_p(wins: np.ndarray, decided: np.ndarray) -> np.ndarray:
-    """Two-sided exact sign test of ``wins`` of ``decided`` games against 1/2, vectorised
-    (scipy's ``binomtest`` one row at a time: the same p, as the distribution is symmetric); 1 with no game."""
-    wins, decided = np.asarray(wins), np.asarray(decided)
-    tail = binom.cdf(np.minimum(wins, decided - wins), decided, 0.5)
-    return np.where(decided > 0, np.minimum(1.0, 2.0 * tail), 1.0)
 
 
 def _class_rows(scope: Scope) -> list[dict]:

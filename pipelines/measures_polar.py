@@ -15,13 +15,27 @@ when the runs lack its columns.
   pair with the pick ``NO_CHOICE`` and no rates.
 - ``colours``: win/draw/loss per colour played (black / white), from the
   seats view with ``colour_0`` (seat 1 has the other colour).
+- ``komi``: Black's board margin (``black_score - white_score``: the komi is
+  not in the scores) with its interval, and the fair komi read from the
+  margins (``pipelines.stats.komi``): the half-point komi that would give
+  Black half the wins, with the stretch of komi a sign test cannot tell from
+  fair. Per group and komi played. ``players_see_komi`` is true when a seat
+  searches for the win (MCTS), whose moves change with the komi: there the
+  fair komi is a first estimate to confirm with ``--set komi=…``; for random
+  and greedy players it is what such a run gives.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope
+from pipelines.stats.interval import z_of
+from pipelines.stats.komi import fair_komi
 
 NO_CHOICE = "none: swap off"
 
@@ -37,6 +51,14 @@ FROM (
   GROUP BY ALL
 ) ORDER BY ALL
 """
+
+KOMI_SQL = """
+SELECT {keys} {komi} AS komi, {sees} AS players_see_komi,
+       CAST(black_score - white_score AS BIGINT) AS margin, count(*) AS games
+FROM {rows} AND black_score IS NOT NULL AND white_score IS NOT NULL
+GROUP BY ALL ORDER BY ALL
+"""
+SEARCHERS = ("mcts",)  # strategies whose moves depend on the komi (they search for the win)
 
 COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN colour_0 WHEN colour_0 = 'black' THEN 'white' ELSE 'black' END"
 
@@ -84,3 +106,31 @@ def colours(scope: Scope) -> list[dict]:
     if not scope.has("colour_0"):
         return []
     return outcomes(scope, ["colour"], {"colour": COLOUR_OF_SEAT})
+
+
+def komi(scope: Scope) -> list[dict]:
+    if not scope.has("black_score", "white_score", "status", "strategy_0", "strategy_1"):
+        return []
+    played = "coalesce(rule_komi, 0.0)" if scope.has("rule_komi") else "0.0"
+    sees = " OR ".join(f"split_part(strategy_{seat}, ':', 1) = '{name}'" for seat in (0, 1) for name in SEARCHERS)
+    counts = scope.rows(KOMI_SQL.format(keys=scope.keys_sql(), komi=played, sees=f"({sees})",
+                                        rows=finished_games(scope)))
+    groups: dict[tuple, list[dict]] = {}
+    for row in counts:
+        groups.setdefault(tuple(v for k, v in row.items() if k not in ("margin", "games")), []).append(row)
+    z = z_of(0.95)
+    rows = []
+    for group in groups.values():
+        d = np.array([r["margin"] for r in group], np.int64)
+        c = np.array([r["games"] for r in group], np.int64)
+        n = int(c.sum())
+        mean = float((d * c).sum() / n)
+        half = z * math.sqrt(float((c * (d - mean) ** 2).sum()) / (n - 1) / n) if n > 1 else None
+        fair = fair_komi(d, c)
+        row = {k: v for k, v in group[0].items() if k not in ("margin", "games")}
+        row.update(games=n, black_margin=mean, black_margin_lo=None if half is None else mean - half,
+                   black_margin_hi=None if half is None else mean + half,
+                   fair_komi=fair.fair, fair_komi_lo=fair.lo, fair_komi_hi=fair.hi)
+        put(row, "black_win_at_fair", share(fair.black_wins, fair.games))
+        rows.append(row)
+    return rows

@@ -214,9 +214,9 @@ MAX_OPENING_ROWS = 130  # one plot row per opening class and group: 9x9 has 40 c
 
 def polar(data: ReportData) -> Section | None:
     t, keys = data.tables, data.keys
-    if not any(t.get(n) for n in ("swap", "passes", "colours", "opening_balance")):
+    if not any(t.get(n) for n in ("swap", "passes", "colours", "komi", "opening_balance")):
         return None
-    sec = Section("polar", "Polar: colours, swap rule, openings and passes")
+    sec = Section("polar", "Polar: colours, komi, swap rule, openings and passes")
     if t.get("colours"):
         sec.plot("colours", _interval_plot(t["colours"], ["colour", *data.seat_keys], "win", "win rate", 0.5),
                  "<b>Win rate per colour.</b> With the swap rule a fair opening leaves both colours near 50 %.")
@@ -236,6 +236,9 @@ def polar(data: ReportData) -> Section | None:
                  "<b>Forced passes</b> (the two final passes included). Many passes mean players run out of "
                  "legal moves early.")
     sec.table("Colours", t.get("colours", []))
+    sec.table("Komi (P7): Black's lead on the board, and the komi for White that would even the wins "
+              "(exact for random and greedy players; a first estimate where a seat searches with the komi)",
+              t.get("komi", []))
     sec.table("Swap: who proposes, what the chooser picks", t.get("swap", []))
     sec.table("Passes per game", t.get("passes", []))
     sec.table("Openings: how many favour each colour", t.get("opening_balance", []))

@@ -456,7 +456,7 @@ def test_summarize_keeps_the_tables_simulate_prints(polar_run):
 def test_analyze_measures_option_picks_groups_and_formats(polar_run):
     out = runner.invoke(app, ["analyze", polar_run, "--measures", "polar", "--format", "json"])
     assert out.exit_code == 0, out.output
-    assert set(json.loads(out.output)) == {"margins", "passes", "swap", "colours", "opening_balance"}
+    assert set(json.loads(out.output)) == {"margins", "passes", "swap", "colours", "komi", "opening_balance"}
     bad = runner.invoke(app, ["analyze", polar_run, "--measures", "nosuch"])
     assert bad.exit_code == 2 and "unknown measure group" in bad.output
     as_csv = runner.invoke(app, ["analyze", polar_run, "--measures", "outcome", "--format", "csv"])
@@ -510,3 +510,34 @@ def test_runs_of_different_games_side_by_side_keep_their_own_measures(polar_run,
 def test_length_of_games_all_the_same_length_has_no_spread(tmp_path):
     row = tables_of(write_run(tmp_path, [game_row(i, 0, n_turns=12) for i in range(3)]))["length"][0]
     assert row["sd"] == 0 and row["cv"] == 0
+
+
+def test_polar_komi_table_predicts_a_run_at_its_fair_komi(tmp_path):
+    """Greedy players make the same moves whatever the komi, so a run at the fair
+    komi the table reads from the margins wins exactly as the table says."""
+    def run(komi, folder):
+        cell = Cell(matchup=("greedy", "greedy"), overrides={"komi": komi} if komi else {})
+        exp = Experiment(game="polar", variant="polar-9-noswap", cells=(cell,), games=300, seed=4, shard_size=150)
+        return run_experiment(exp, str(tmp_path / folder), workers=0).uri
+
+    plain_run = run(0.0, "plain")
+    plain = tables_of(plain_run)["komi"]
+    assert len(plain) == 1 and plain[0]["komi"] == 0.0 and plain[0]["players_see_komi"] is False
+    games = raw_games(plain_run)
+    margins = [g["black_score"] - g["white_score"] for g in games]
+    assert plain[0]["black_margin"] == pytest.approx(sum(margins) / len(margins))
+    fair = plain[0]["fair_komi"]
+    assert fair % 1 == 0.5 and plain[0]["fair_komi_lo"] <= fair <= plain[0]["fair_komi_hi"]
+    at_fair = run(fair, "fair")
+    colours = {r["colour"]: r for r in tables_of(at_fair)["colours"]}
+    assert colours["black"]["win_rate"] == pytest.approx(plain[0]["black_win_at_fair_rate"])
+    assert colours["black"]["draws"] == 0
+    again = tables_of(at_fair)["komi"][0]
+    assert (again["komi"], again["fair_komi"], again["black_margin"]) == (fair, fair, plain[0]["black_margin"])
+
+
+def test_polar_komi_table_says_when_a_seat_searches_with_the_komi(tmp_path):
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("mcts:playouts=8", "random")),),
+                     games=6, seed=2, shard_size=6)
+    rows = tables_of(run_experiment(exp, str(tmp_path), workers=0).uri)["komi"]
+    assert [r["players_see_komi"] for r in rows] == [True]

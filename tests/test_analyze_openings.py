@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from pipelines.analyze import measure
 from pipelines.cli import app
 from pipelines.dataset import open_runs
-from pipelines.measures_openings import class_key_sql, describe_class, opening_balance, openings, sign_test_p
+from pipelines.measures_openings import class_key_sql, describe_class, opening_balance, openings
 from pipelines.scope import Scope
+from pipelines.stats.proportion import sign_test_p
 from tests.test_analyze_measures import polar_run  # noqa: F401  (fixture: 80 games, greedy vs random)
 
 runner = CliRunner()

@@ -3,7 +3,10 @@
 - ``tally``: ``Tally`` (wins, draws, losses, games) and ``Pentanomial``
   (game-pair counts), validated where made and where read.
 - ``interval``: ``Interval`` (estimate, low, high, level).
-- ``proportion``: Wilson interval, score-rate interval, Newcombe difference.
+- ``proportion``: Wilson interval, score-rate interval, Newcombe difference,
+  the exact sign test.
+- ``komi``: the fair komi of a score game from its board margins, with the
+  interval of komi a sign test accepts.
 - ``balance``: seat balance score and first-player advantage.
 - ``paired``: McNemar, Stuart–Maxwell and paired score-difference tests,
   Mann–Whitney U with rank-biserial effect, Holm correction.

@@ -18,6 +18,8 @@
   N = 10 to 500, by exact enumeration (the lowest with no draws, where it is
   Wilson's own; draw-heavy mixes err on the wide side), and has the plug-in
   interval's width, within 2 %, where draws are not extreme.
+- ``sign_test_p(wins, decided)``: the exact two-sided sign test against 1/2,
+  vectorised over rows.
 - ``difference(k1, n1, k2, n2, level)``: p1 - p2 of two independent
   proportions with Newcombe's hybrid score interval (Newcombe 1998, Stat Med
   17:873, method 10), via ``statsmodels ... confint_proportions_2indep``.
@@ -27,7 +29,8 @@ from __future__ import annotations
 
 import math
 
-from scipy.stats import norm
+import numpy as np
+from scipy.stats import binom, norm
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 from .interval import Interval, check_level
@@ -93,3 +96,11 @@ def difference(k1: int, n1: int, k2: int, n2: int, level: float = 0.95) -> Inter
         k1, n1, k2, n2, method="newcomb", compare="diff", alpha=1 - check_level(level))
     d = k1 / n1 - k2 / n2
     return Interval(d, float(min(low, d)), float(max(high, d)), level)
+
+
+def sign_test_p(wins, decided) -> np.ndarray:
+    """Two-sided exact sign test of ``wins`` of ``decided`` games against 1/2, vectorised
+    (scipy's ``binomtest`` one row at a time: the same p, as the distribution is symmetric); 1 with no game."""
+    wins, decided = np.asarray(wins), np.asarray(decided)
+    tail = binom.cdf(np.minimum(wins, decided - wins), decided, 0.5)
+    return np.where(decided > 0, np.minimum(1.0, 2.0 * tail), 1.0)
