@@ -156,6 +156,18 @@ def test_r3_knob_alternate_foundations_white_black_in_turn():
     assert len(own_hosts(game, 0)) == 3 and len(own_hosts(game, 1)) == 3
 
 
+def test_r3_knob_foundation_red_gap_aggressive_lays_no_foundation_nearer_the_red_disc():
+    def nearest(game):
+        return min(np.hypot(b.x, b.y) for b in game.world.bodies() if not b.red) - 2 * 16 * MM
+
+    rules = dict(red_orientation="bar", foundations=5, stack_size=8)
+    seats = ("aggressive", "aggressive")
+    assert nearest(make_game(rules=PolarityRules(**rules), seats=seats)) < 60 * MM  # it seeks the red disc
+    game = make_game(rules=PolarityRules(**rules, foundation_red_gap_mm=60), seats=seats)
+    assert len(own_hosts(game, 0)) == len(own_hosts(game, 1)) == 5
+    assert nearest(game) >= 60 * MM
+
+
 def lays_badly_first(tries, first):
     """A ``lay_flat`` whose first try ends as ``first(world, i, before)`` says; later ones lie still."""
     def lay(world, x, y, up):

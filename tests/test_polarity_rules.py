@@ -46,6 +46,7 @@ def test_variants_hold_only_changed_knobs_and_validate():
     assert v["strong-magnets"].magnet_strength > 1.0
     assert v["strong-magnets"].model_dump(exclude={"magnet_strength"}) == PolarityRules().model_dump(exclude={"magnet_strength"})
     assert v["alternate-foundations"].model_dump() == PolarityRules(foundation_order="alternate").model_dump()
+    assert v["red-clearance"].model_dump() == PolarityRules(foundation_red_gap_mm=80).model_dump()
 
 
 def test_set_overrides_reach_every_knob_from_strings():
@@ -96,6 +97,25 @@ def test_r3_setup_spot_must_be_inside_the_circle_and_touch_no_disc():
     assert not v.legal_spot(0.0, 0.220)          # past the circle's edge
     spots = v.sample_spots(np.random.default_rng(0), 50)
     assert spots and all(v.legal_spot(*s) for s in spots)
+
+
+def test_r3_knob_foundation_red_gap_keeps_foundation_spots_off_the_red_disc():
+    rules = PolarityRules(foundation_red_gap_mm=50)
+    setup = View(0, [RED], Table(stacks=[20, 20]), rules, Geometry(), setup=True)
+    turn = View(0, [RED], Table(stacks=[20, 20]), rules, Geometry())
+    rims = 0.016 + 0.016  # red disc's radius and a disc's
+    assert not setup.legal_spot(rims + 0.049, 0.0) and setup.legal_spot(rims + 0.051, 0.0)
+    assert turn.legal_spot(rims + 0.010, 0.0)  # a captured tower's spot (R11) is not a foundation
+    assert view_of([RED]).legal_spot(rims + 0.010, 0.0)  # the rulebook: touching no disc
+    spots = setup.sample_spots(np.random.default_rng(0), 400)
+    assert spots and min(np.hypot(x, y) for x, y in spots) >= rims + 0.050
+    assert min(np.hypot(x, y) for x, y in view_of([RED]).sample_spots(np.random.default_rng(0), 400)) < rims + 0.050
+
+
+@pytest.mark.parametrize("gap", [-1, 121])
+def test_r3_knob_foundation_red_gap_out_of_range_is_refused(gap):
+    with pytest.raises(ValueError, match="foundation_red_gap_mm"):
+        PolarityRules(foundation_red_gap_mm=gap)
 
 
 def test_r4_hosts_are_own_colour_foundations_and_own_towers_only():

@@ -169,9 +169,9 @@ class Game:
         self._world.discard_last(i)
         self._bodies = None
 
-    def view(self, seat: int) -> View:
+    def view(self, seat: int, setup: bool = False) -> View:
         return View(seat, self.bodies(), self.table, self.rules, self.geo,
-                    trial=self.trial_for(seat), nominal=self.nominal_for(seat))
+                    trial=self.trial_for(seat), nominal=self.nominal_for(seat), setup=setup)
 
     def nominal_for(self, seat: int):
         if self.sim.balance_intent is None:
@@ -301,7 +301,7 @@ class Game:
         return [0, 1] * n if self.rules.foundation_order == "alternate" else [0] * n + [1] * n
 
     def lay_foundation(self, seat: int) -> None:
-        view = self.view(seat)
+        view = self.view(seat, setup=True)
         player, p = self.players[seat], self.pparams[seat]
         for attempt in range(self.rules.setup_retries + 200):
             if attempt < self.rules.setup_retries:

@@ -47,6 +47,9 @@ class PolarityRules(RulesBase):
     foundation_order: Literal["white_first", "alternate"] = Field(
         "white_first", description="R3: White lays all its foundations, then Black (the rulebook); or they "
         "alternate, White first")
+    foundation_red_gap_mm: float = Field(
+        0.0, ge=0, le=120, description="R3: a foundation's rim at least this far from the red disc's rim, mm "
+        "(0: the rulebook, touching no disc; at most 120, so the rest of the circle holds the foundations)")
     stack_size: int = Field(26, ge=1, le=26, description="discs per player at the start (more than foundations)")
     setup_retries: int = Field(20, ge=0, description="R3: tries for a foundation spot that makes no disc react")
     max_attempts: int = Field(10, ge=1, description="R5: tries to float the Action Disc before giving up")

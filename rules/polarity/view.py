@@ -61,6 +61,7 @@ class View:
     geo: Geometry
     trial: Callable[..., object] | None = field(default=None, repr=False)
     nominal: Callable[[int, float, float], tuple[float, bool]] | None = field(default=None, repr=False)
+    setup: bool = False  # laying a foundation (R3): ``legal_spot`` also keeps ``foundation_red_gap_mm``
     _crowd: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -140,9 +141,15 @@ class View:
         return self.clearance([(x, y)], red_weight=red_weight) - self.geo.disc_radius
 
     def legal_spot(self, x: float, y: float, margin: float = 0.001) -> bool:
-        """R3: inside the circle and touching no disc (with a small margin)."""
+        """R3: inside the circle and touching no disc (with a small margin); a foundation
+        (``setup``) also ``foundation_red_gap_mm`` or more from the red disc's rim."""
         inside = dm.hypot(x, y) <= self.geo.circle_radius - self.geo.disc_radius
-        return inside and self.rim_gap(x, y) > margin
+        return inside and self.rim_gap(x, y) > margin and not (self.setup and self.near_red(x, y))
+
+    def near_red(self, x: float, y: float) -> bool:
+        """A flat disc at (x, y) would lie closer to the red disc's rim than R3's ``foundation_red_gap_mm``."""
+        red, gap = self.red(), self.rules.foundation_red_gap_mm * 1e-3
+        return gap > 0 and red is not None and dm.hypot(x - red.x, y - red.y) - self.geo.disc_radius - self.geo.red_radius < gap
 
     def sample_spots(self, rng: np.random.Generator, n: int) -> list[tuple[float, float]]:
         """Up to ``n`` legal spots drawn uniformly over the circle."""
