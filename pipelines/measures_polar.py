@@ -19,7 +19,8 @@ when the runs lack its columns.
   not in the scores) with its interval, and the fair komi read from the
   margins (``pipelines.stats.komi``): the half-point komi that would give
   Black half the wins, with the stretch of komi a sign test cannot tell from
-  fair. Per group and komi played. ``players_see_komi`` is true when a seat
+  fair (``fair_komi_evens`` false: no half-point komi gets there, one margin
+  value holding too many games). Per group and komi played. ``players_see_komi`` is true when a seat
   searches for the win (MCTS), whose moves change with the komi: there the
   fair komi is a first estimate to confirm with ``--set komi=…``; for random
   and greedy players it is what such a run gives.
@@ -130,7 +131,7 @@ def komi(scope: Scope) -> list[dict]:
         row = {k: v for k, v in group[0].items() if k not in ("margin", "games")}
         row.update(games=n, black_margin=mean, black_margin_lo=None if half is None else mean - half,
                    black_margin_hi=None if half is None else mean + half,
-                   fair_komi=fair.fair, fair_komi_lo=fair.lo, fair_komi_hi=fair.hi)
+                   fair_komi=fair.fair, fair_komi_lo=fair.lo, fair_komi_hi=fair.hi, fair_komi_evens=fair.evens)
         put(row, "black_win_at_fair", share(fair.black_wins, fair.games))
         rows.append(row)
     return rows

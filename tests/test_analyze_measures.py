@@ -528,6 +528,7 @@ def test_polar_komi_table_predicts_a_run_at_its_fair_komi(tmp_path):
     assert plain[0]["black_margin"] == pytest.approx(sum(margins) / len(margins))
     fair = plain[0]["fair_komi"]
     assert fair % 1 == 0.5 and plain[0]["fair_komi_lo"] <= fair <= plain[0]["fair_komi_hi"]
+    assert plain[0]["fair_komi_evens"] is True
     at_fair = run(fair, "fair")
     colours = {r["colour"]: r for r in tables_of(at_fair)["colours"]}
     assert colours["black"]["win_rate"] == pytest.approx(plain[0]["black_win_at_fair_rate"])

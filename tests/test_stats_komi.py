@@ -52,6 +52,7 @@ def test_fair_komi_and_its_interval_agree_with_testing_every_komi(seed):
     assert got.hi == (None if accepted[-1] == komis[-1] else accepted[-1])
     assert accepted == list(np.arange(accepted[0], accepted[-1] + 1.0, 1.0))  # one stretch
     assert (got.lo is None or got.lo <= got.fair) and (got.hi is None or got.fair <= got.hi)
+    assert got.evens == (got.fair in accepted)
 
 
 def test_a_few_games_leave_the_interval_open_on_both_sides():
@@ -61,7 +62,7 @@ def test_a_few_games_leave_the_interval_open_on_both_sides():
 
 def test_a_margin_too_common_to_split_gives_no_stretch_but_the_fair_komi():
     got = fair_komi([-1, 0, 1], [5, 400, 5])
-    assert got.fair in (-0.5, 0.5) and got.lo == got.hi == got.fair
+    assert got.fair in (-0.5, 0.5) and got.lo == got.hi == got.fair and not got.evens
 
 
 @pytest.mark.parametrize("values, counts", [([1, 1], [1, 1]), ([2, 1], [1, 1]), ([1], [0]), ([], []), ([1, 2], [1])])

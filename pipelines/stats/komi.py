@@ -17,8 +17,11 @@ win (MCTS) it is a first estimate, to confirm with a run at that komi.
   sign test does not reject a share of one half at ``1 - level`` (the
   distribution-free interval of the median margin, by test inversion); None
   where every komi beyond the observed margins is accepted too (too few
-  games to bound that side); both ``fair`` when no half point is accepted
-  (one margin value holds so many games that no half-point komi splits them);
+  games to bound that side);
+- ``evens``: whether the test accepts one half at ``fair``. When it does not,
+  one margin value holds so many games that no half-point komi splits them
+  (on a full 9x9 board one group of 81 stones splits 41-40: a margin of
+  T(41) in a quarter of greedy games), and ``lo = hi = fair``;
 - ``black_wins`` / ``games``: Black's wins at ``fair``, for its interval.
 
 The Black win share falls as the komi rises, so the accepted komi form one
@@ -42,6 +45,7 @@ class FairKomi:
     hi: float | None
     black_wins: int
     games: int
+    evens: bool
 
 
 def fair_komi(values, counts, level: float = 0.95) -> FairKomi:
@@ -62,12 +66,12 @@ def fair_komi(values, counts, level: float = 0.95) -> FairKomi:
     fair = _stretch_komi(first[j], last[j])
     accepted = np.flatnonzero(sign_test_p(wins, np.full_like(wins, n)) >= 1.0 - level)
     if len(accepted) == 0:  # one margin value holds so many games that no half point splits them
-        return FairKomi(fair, fair, fair, int(wins[j]), n)
+        return FairKomi(fair, fair, fair, int(wins[j]), n, False)
     lo, hi = first[accepted[0]], last[accepted[-1]]
     if not lo <= fair <= hi:
         raise AssertionError(f"fair komi {fair} outside its accepted stretch [{lo}, {hi}]")
     return FairKomi(fair, None if math.isinf(lo) else float(lo), None if math.isinf(hi) else float(hi),
-                    int(wins[j]), n)
+                    int(wins[j]), n, True)
 
 
 def _stretch_komi(first: float, last: float) -> float:
