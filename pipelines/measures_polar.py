@@ -20,10 +20,12 @@ when the runs lack its columns.
   margins (``pipelines.stats.komi``): the half-point komi that would give
   Black half the wins, with the stretch of komi a sign test cannot tell from
   fair (``fair_komi_evens`` false: no half-point komi gets there, one margin
-  value holding too many games). Per group and komi played. ``players_see_komi`` is true when a seat
-  searches for the win (MCTS), whose moves change with the komi: there the
-  fair komi is a first estimate to confirm with ``--set komi=…``; for random
-  and greedy players it is what such a run gives.
+  value holding too many games). One row per group and komi played.
+  ``players_see_komi`` is true when a seat searches for the win (MCTS),
+  whose moves change with the komi: there the fair komi is a first estimate
+  to confirm with ``--set komi=...`` (a searching Black plays for a larger
+  lead against a komi); for random and greedy players it is what such a run
+  gives.
 """
 
 from __future__ import annotations

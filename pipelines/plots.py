@@ -11,6 +11,9 @@ font or network).
 - ``histograms(series, …)``: step histograms of binned counts
   ``{label: [(lo, hi, count), …]}``, drawn as shares of each series so
   series of different sizes compare.
+- ``above(series, …)``: from the same binned counts, the share of each
+  series above each bin edge (one minus the cumulative share), with a
+  dashed line at one half: where a series crosses it is its median.
 """
 
 from __future__ import annotations
@@ -81,6 +84,35 @@ def histograms(series: dict[str, list[tuple[float, float, int]]], xlabel: str, y
                       linewidth=1.5, fill=len(series) == 1, alpha=0.85 if len(series) == 1 else 1.0)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
+        ax.grid(axis="y", color="0.9")
+        if len(series) > 1:
+            ax.legend(frameon=False, fontsize=8)
+        return to_svg(fig)
+
+
+def share_above(bins: list[tuple[float, float, int]]) -> tuple[list[float], list[float]]:
+    """Bin edges, and at each the share of the counts in the bins from it on (1 at the first, 0 at the last)."""
+    edges, counts = contiguous(bins)
+    total = sum(counts) or 1
+    tail, shares = 0, []
+    for c in reversed(counts):
+        tail += c
+        shares.append(tail / total)
+    return edges, shares[::-1] + [0.0]
+
+
+def above(series: dict[str, list[tuple[float, float, int]]], xlabel: str, ylabel: str) -> str:
+    """Share of each series above each bin edge, in per cent, as steps."""
+    with matplotlib.rc_context(RC):
+        fig = _figure(height=3.0)
+        ax = fig.subplots()
+        for i, (label, bins) in enumerate(series.items()):
+            edges, shares = share_above(bins)
+            ax.step(edges, [100.0 * v for v in shares], where="post", label=label,
+                    color=COLOURS[i % len(COLOURS)], linewidth=1.5)
+        ax.axhline(50.0, color="0.5", linestyle="--", linewidth=1)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel + " (%)")
         ax.grid(axis="y", color="0.9")
         if len(series) > 1:
             ax.legend(frameon=False, fontsize=8)

@@ -220,6 +220,14 @@ def polar(data: ReportData) -> Section | None:
     if t.get("colours"):
         sec.plot("colours", _interval_plot(t["colours"], ["colour", *data.seat_keys], "win", "win rate", 0.5),
                  "<b>Win rate per colour.</b> With the swap rule a fair opening leaves both colours near 50 %.")
+    if data.hists.get("black_margin"):
+        sec.plot("komi", plots.above(_series(data.hists["black_margin"], keys), "komi for White (points)",
+                                     "Black's wins"),
+                 "<b>Komi</b> (P7): at each point k, the share of games Black leads on the board by k or more, "
+                 "that is Black's wins if White were given a komi of k − ½. Where the curve crosses 50 % "
+                 "is the fair komi (the komi table gives it exactly). Exact for random and greedy players, who "
+                 "play the same moves whatever the komi; a searching player (MCTS) plays for a larger lead "
+                 "against a komi, so there it is a first estimate.")
     if t.get("swap"):
         sec.plot("swap", _interval_plot(t["swap"], ["proposer", "chooser", "pick", *keys], "chooser_win",
                                         "chooser's win rate", 0.5),

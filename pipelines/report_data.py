@@ -14,7 +14,8 @@
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
   (turns per game), ``scores`` (final score per seat), ``margin`` (seat 0's
   score minus seat 1's), ``decided`` (decided fraction), and when recorded
-  ``passes`` and ``captures``;
+  ``passes`` and ``captures``; ``black_margin`` (Polar: Black's board lead,
+  counted exactly in one-point bins, for the komi curve);
 - ``runs``: one row per run from its manifest, ``run_id`` as the tables
   show it (``dataset.run_labels``: runs given together that share a run_id
   are told apart by folder; ``note`` then says so).
@@ -46,6 +47,16 @@ class ReportData:
 
     def __post_init__(self):
         self.seat_keys = list(dict.fromkeys([*self.keys, *self.seat_keys]))
+
+
+# Black's board margins counted exactly, as one-point bins (Polar's scores are whole numbers): the
+# komi curve needs every step, and the groups' ranges differ a hundredfold (greedy and MCTS players)
+BLACK_MARGINS_SQL = """
+SELECT {keys} CAST(black_score - white_score AS BIGINT) AS lo, CAST(black_score - white_score AS BIGINT) + 1 AS hi,
+       count(*) AS count
+FROM games WHERE status = 'ok' AND black_score IS NOT NULL AND white_score IS NOT NULL {where}
+GROUP BY ALL ORDER BY ALL
+"""
 
 
 def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
@@ -88,5 +99,7 @@ def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=(
     for name, (expr, rows, group) in _hist_specs(scope).items():
         bins = 20 if name == "decided" else 40
         data.hists[name] = histogram(scope, expr, rows, group, bins)
+    if scope.has("black_score", "white_score"):
+        data.hists["black_margin"] = scope.rows(BLACK_MARGINS_SQL.format(keys=scope.keys_sql(), where=scope.where_sql))
     data.game = ", ".join(sorted({r["game"] or "?" for r in data.runs}))
     return data

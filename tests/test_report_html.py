@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from pipelines.cli import app
 from pipelines.dataset import open_runs
+from pipelines.plots import share_above
 from pipelines.report import build_html, write_report
 from pipelines.report_data import gather
 from pipelines.runner import run_experiment
@@ -30,7 +31,7 @@ runner = CliRunner()
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 POLAR_PLOTS = {"win-strategy", "win-seat", "win-strategy-seat", "scores", "margins", "length", "decided",
-               "colours", "swap", "openings", "passes"}
+               "colours", "komi", "swap", "openings", "passes"}
 COMPARISON_PLOTS = {"compare-balance", "compare-first-player", "compare-length"}
 
 
@@ -202,3 +203,21 @@ def test_the_same_spec_run_into_two_folders_is_compared_not_pooled(tmp_path):
     headline = text[text.index('id="headline"'):text.index("<h3>Strategies")]
     assert headline.count("<tr>") == 3 and ">base/polar-polar-9-" in headline and ">cand/polar-polar-9-" in headline
     assert "share the run_id" in text
+
+
+def test_komi_curve_is_the_share_of_games_black_leads_by_more_than_each_edge():
+    bins = [(-20.0, -10.0, 1), (0.0, 10.0, 2), (10.0, 20.0, 1)]  # the empty bin at -10 .. 0 is filled in
+    edges, shares = share_above(bins)
+    assert edges == [-20.0, -10.0, 0.0, 10.0, 20.0]
+    assert shares == [1.0, 0.75, 0.75, 0.25, 0.0]
+
+
+def test_polar_report_draws_the_komi_curve_from_every_finished_game(polar_runs):
+    con, manifests = open_runs(list(polar_runs))
+    data = gather(con, manifests)
+    counted = {}
+    for row in data.hists["black_margin"]:
+        counted[row["variant"]] = counted.get(row["variant"], 0) + row["count"]
+    want = dict(con.execute("SELECT variant, count(*) FROM games WHERE status = 'ok' GROUP BY ALL").fetchall())
+    assert counted == want and len(want) == 2
+    assert 'data-plot="komi"' in build_html(data)
