@@ -70,6 +70,7 @@ def test_p1_named_variants_exist_with_their_knobs():
     assert [found[f"polar-{s}"].size for s in (9, 11, 13)] == [9, 11, 13]
     assert found["polar-9-noswap"].swap is False
     assert found["polar-9-groupscore"].score_n == "group"
+    assert found["polar-9-komi"] == PolarRules(swap=False, komi=7.5)
     assert get_game("polar").default_variant == "polar-9"
 
 

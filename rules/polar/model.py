@@ -53,7 +53,7 @@ def _variant_table() -> dict[str, dict]:
 
 
 def variants() -> dict[str, PolarRules]:
-    """Named variants: polar-9, polar-11, polar-13, polar-9-noswap, polar-9-groupscore."""
+    """Named variants: polar-9, polar-11, polar-13, polar-9-noswap, polar-9-groupscore, polar-9-komi."""
     return {name: PolarRules(**{k: v for k, v in knobs.items() if k != "description"})
             for name, knobs in _variant_table().items()}
 
