@@ -143,9 +143,9 @@ def make_experiment(game: GameDef, variant: str | None, cells: tuple[Cell, ...],
 
 
 def grid_shard_size(game: GameDef, shard_size: int | None, cells: tuple[Cell, ...]) -> int:
-    """Games per shard of a sweep or tournament: as given, else 500 for Polar and 10 for the others,
+    """Games per shard of a sweep or tournament: as given, else the game's ``grid_shard_size``,
     fewer for dear strategies (``GameDef.shard_size_for``)."""
-    return shard_size or game.shard_size_for([c.matchup for c in cells], 500 if game.name == "polar" else 10)
+    return shard_size or game.shard_size_for([c.matchup for c in cells], game.grid_shard_size)
 
 
 def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:

@@ -141,6 +141,7 @@ class GameDef:
     default_variant: str = "standard"
     trace: Callable[[GameSpec], list[dict]] | None = None  # positions after each turn, for replays
     shard_size: int = 10  # games per Ray task: enough for a task to run for seconds
+    grid_shard_size: int = 10  # the same in sweeps and tournaments, whose cells are each a few shards
     seat_seconds: Callable[[StrategySpec], float] | None = None  # rough CPU s of one seat's play in a game
     default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
     default_games: int = 1000  # ... and how many games, when --games is not given

@@ -29,6 +29,7 @@ GAME = register_game(
         default_variant="polar-9",
         trace=trace,
         shard_size=5000,  # ~0.15 s of games per task: Parquet costs less per game than at 2000, and 100,000 games still make 20 tasks
+        grid_shard_size=500,  # a sweep cell of a few thousand games still makes several tasks
         seat_seconds=seat_seconds,  # MCTS games are ~10,000 times dearer: their shards hold ~5 s of play instead
     )
 )
