@@ -12,7 +12,10 @@ winner led from the start (a runaway game); (T - 1) / T for a game of T
 turns means the winner first took the lead on the last turn (a comeback);
 1 means the winner was not ahead on score even after the last turn (won by
 a sudden end, e.g. the opponent touched the red disc). Draws and failed
-games have no winner and are left out.
+games have no winner and are left out. Where the runs have a komi (Polar's
+``rule_komi``, added to White's total, P7), the seat playing White carries
+it from the first turn: the scores compared are the totals the winner is
+read from.
 
 - ``per_game_sql(scope)``: one row per decided game — group keys,
   ``decided_turn``, ``turns``, ``decided_frac``; shared with the report's
@@ -40,9 +43,9 @@ SELECT {g_keys}
 FROM {games} g
 JOIN (
   SELECT {join}, max(turn) AS last_turn,
-         max(turn) FILTER (WHERE score_0 <= score_1) AS behind_0,
-         max(turn) FILTER (WHERE score_1 <= score_0) AS behind_1
-  FROM turns GROUP BY {join}
+         max(turn) FILTER (WHERE score_0 + komi_0 <= score_1 + komi_1) AS behind_0,
+         max(turn) FILTER (WHERE score_1 + komi_1 <= score_0 + komi_0) AS behind_1
+  FROM {turns} GROUP BY {join}
 ) p USING ({join})
 WHERE g.status = 'ok' AND g.winner IN (0, 1)
 """
@@ -65,10 +68,25 @@ def available(scope: Scope) -> bool:
     return scope.has(*NEEDS, view="turns") and scope.has("winner", "status")
 
 
+KOMI_TURNS_SQL = """(
+  SELECT t.*, CASE WHEN g.colour_0 = 'white' THEN coalesce(g.rule_komi, 0) ELSE 0 END AS komi_0,
+         CASE WHEN g.colour_0 = 'black' THEN coalesce(g.rule_komi, 0) ELSE 0 END AS komi_1
+  FROM turns t JOIN (SELECT {join}, colour_0, rule_komi FROM games) g USING ({join})
+)"""
+
+
+def _turns_sql(scope: Scope) -> str:
+    """The turns with each seat's komi (0 for games that have none)."""
+    if scope.has("rule_komi", "colour_0"):
+        return KOMI_TURNS_SQL.format(join=scope.join)
+    return "(SELECT *, 0 AS komi_0, 0 AS komi_1 FROM turns)"
+
+
 def per_game_sql(scope: Scope) -> str:
     """``SELECT * FROM`` a temporary table of the decided games, computed once per scope."""
     games = scope.filtered_games_sql(["winner", "status"])
-    sql = PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join)
+    sql = PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join,
+                              turns=_turns_sql(scope))
     return f"SELECT * FROM {scope.materialize('decided', sql)}"
 
 

@@ -144,6 +144,17 @@ def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path)
     assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
 
 
+@pytest.mark.parametrize("colour_0, komi, winner, frac", [
+    ("black", 3.5, 1, 0.0),   # seat 1 plays White: 3.5 ahead before any stone, and wins 4.5 to 4
+    ("white", 3.5, 0, 0.0),   # seat 0 plays White: ahead from the start
+    ("black", 0.0, 0, 0.25),  # no komi: seat 0 is level at turn 0 and ahead from turn 1
+])
+def test_decisiveness_reads_the_lead_with_the_komi_white_carries(tmp_path, colour_0, komi, winner, frac):
+    game = game_row(0, winner, colour_0=colour_0, rule_komi=komi)
+    run = write_run(tmp_path, [game], score_turns(0, [(0, 0), (2, 0), (3, 1), (4, 1)]))  # board points
+    assert tables_of(run)["decisiveness"][0]["mean_frac"] == pytest.approx(frac)
+
+
 def test_decisiveness_is_left_out_without_turns(tmp_path):
     tables = tables_of(balance_run(tmp_path))
     assert "decisiveness" not in tables and "balance" in tables
