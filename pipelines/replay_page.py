@@ -37,6 +37,7 @@ def page_data(rep: Replay, frames: list[dict]) -> dict:
         "seed": str(rep.spec.seed), "variant": rep.spec.variant, "cell": rep.cell_label,
         "seats": [str(s) for s in rep.spec.seats], "command": rep.command,
         "stored": {k: rep.stored.get(k) for k in ("winner", "score_0", "score_1", "end_reason", "n_turns", "status", "error")},
+        "komi": getattr(rep.spec.rules, "komi", 0.0),  # Polar P7: added to White's total, not to the scores
         "reproduced": rep.reproduced, "differences": [str(d) for d in rep.differences], "frames": frames,
     }
 
@@ -55,10 +56,11 @@ def frame_index(frames: list[dict], turn: int | None) -> int:
 
 def _header(data: dict) -> str:
     s = data["stored"]
+    komi = f" (komi {data['komi']:g} for White)" if data.get("komi") else ""
     meta = (f'<p class="meta">run <code>{html.escape(data["run_id"])}</code> · game {data["game_index"]} · '
             f'seed {data["seed"]} · variant {html.escape(data["variant"])} · {html.escape(data["cell"])}</p>'
             f'<p class="meta">seat 0: {html.escape(data["seats"][0])} · seat 1: {html.escape(data["seats"][1])} · '
-            f'stored result: winner {s["winner"]}, scores {s["score_0"]} – {s["score_1"]}, '
+            f'stored result: winner {s["winner"]}, scores {s["score_0"]} – {s["score_1"]}{komi}, '
             f'end {html.escape(str(s["end_reason"]))}, {s["n_turns"]} turns · '
             f'<code>{html.escape(data["command"])}</code></p>')
     if data["reproduced"]:

@@ -86,6 +86,16 @@ def test_page_embeds_everything_and_loads_nothing(polar_run):
     assert "</script" not in page.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
 
 
+def test_page_names_the_komi_that_decided_the_winner(tmp_path):
+    exp = Experiment(game="polar", variant="polar-9-komi", cells=(Cell(matchup=("greedy", "random")),),
+                     games=2, seed=3, shard_size=2)
+    rep = replay(run_experiment(exp, str(tmp_path), workers=0).uri, 1)
+    assert rep.reproduced
+    assert "(komi 7.5 for White)" in build_html(page_data(rep, frames(rep)))
+    plain = replay(run_experiment(exp.model_copy(update={"variant": "polar-9-noswap"}), str(tmp_path), workers=0).uri, 1)
+    assert "(komi" not in build_html(page_data(plain, frames(plain)))
+
+
 @pytest.mark.parametrize("turn", [0, 9, 30])
 def test_polar_page_at_a_turn_draws_the_stones_the_turns_table_has_on_the_board(chromium, polar_run, tmp_path, turn):
     rep = replay(polar_run, 1)
