@@ -114,7 +114,7 @@ def colours(scope: Scope) -> list[dict]:
 def komi(scope: Scope) -> list[dict]:
     if not scope.has("black_score", "white_score", "status", "strategy_0", "strategy_1"):
         return []
-    played = "coalesce(rule_komi, 0.0)" if scope.has("rule_komi") else "0.0"
+    played = "CAST(coalesce(rule_komi, 0) AS DOUBLE)" if scope.has("rule_komi") else "CAST(0 AS DOUBLE)"
     sees = " OR ".join(f"split_part(strategy_{seat}, ':', 1) = '{name}'" for seat in (0, 1) for name in SEARCHERS)
     counts = scope.rows(KOMI_SQL.format(keys=scope.keys_sql(), komi=played, sees=f"({sees})",
                                         rows=finished_games(scope)))
