@@ -55,9 +55,8 @@ FROM (
 ) ORDER BY ALL
 """
 
-KOMI_SQL = """
-SELECT {keys} {komi} AS komi, {sees} AS players_see_komi,
-       CAST(black_score - white_score AS BIGINT) AS margin, count(*) AS games
+MARGIN_COUNTS_SQL = """
+SELECT {keys} CAST(black_score - white_score AS BIGINT) AS margin, count(*) AS games
 FROM {rows} AND black_score IS NOT NULL AND white_score IS NOT NULL
 GROUP BY ALL ORDER BY ALL
 """
@@ -111,13 +110,18 @@ def colours(scope: Scope) -> list[dict]:
     return outcomes(scope, ["colour"], {"colour": COLOUR_OF_SEAT})
 
 
+def black_margin_counts(scope: Scope, extra: str = "") -> list[dict]:
+    """Finished games per group (``extra``: more ``expression AS name, `` keys) and board margin
+    ``black_score - white_score`` (whole numbers), margins ascending within a group."""
+    return scope.rows(MARGIN_COUNTS_SQL.format(keys=scope.keys_sql() + extra, rows=finished_games(scope)))
+
+
 def komi(scope: Scope) -> list[dict]:
     if not scope.has("black_score", "white_score", "status", "strategy_0", "strategy_1"):
         return []
     played = "CAST(coalesce(rule_komi, 0) AS DOUBLE)" if scope.has("rule_komi") else "CAST(0 AS DOUBLE)"
     sees = " OR ".join(f"split_part(strategy_{seat}, ':', 1) = '{name}'" for seat in (0, 1) for name in SEARCHERS)
-    counts = scope.rows(KOMI_SQL.format(keys=scope.keys_sql(), komi=played, sees=f"({sees})",
-                                        rows=finished_games(scope)))
+    counts = black_margin_counts(scope, f"{played} AS komi, ({sees}) AS players_see_komi, ")
     groups: dict[tuple, list[dict]] = {}
     for row in counts:
         groups.setdefault(tuple(v for k, v in row.items() if k not in ("margin", "games")), []).append(row)

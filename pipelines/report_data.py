@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import duckdb
 
 from pipelines import decisiveness as dec
+from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
 from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
 from pipelines.dataset import run_labels, shared_run_id_note
@@ -47,16 +48,6 @@ class ReportData:
 
     def __post_init__(self):
         self.seat_keys = list(dict.fromkeys([*self.keys, *self.seat_keys]))
-
-
-# Black's board margins counted exactly, as one-point bins (Polar's scores are whole numbers): the
-# komi curve needs every step, and the groups' ranges differ a hundredfold (greedy and MCTS players)
-BLACK_MARGINS_SQL = """
-SELECT {keys} CAST(black_score - white_score AS BIGINT) AS lo, CAST(black_score - white_score AS BIGINT) + 1 AS hi,
-       count(*) AS count
-FROM games WHERE status = 'ok' AND black_score IS NOT NULL AND white_score IS NOT NULL {where}
-GROUP BY ALL ORDER BY ALL
-"""
 
 
 def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
@@ -99,7 +90,9 @@ def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=(
     for name, (expr, rows, group) in _hist_specs(scope).items():
         bins = 20 if name == "decided" else 40
         data.hists[name] = histogram(scope, expr, rows, group, bins)
-    if scope.has("black_score", "white_score"):
-        data.hists["black_margin"] = scope.rows(BLACK_MARGINS_SQL.format(keys=scope.keys_sql(), where=scope.where_sql))
+    if scope.has("black_score", "white_score", "status"):  # counted exactly: the komi curve needs every step
+        data.hists["black_margin"] = [{**{k: r[k] for k in scope.game_keys()}, "lo": r["margin"],
+                                       "hi": r["margin"] + 1, "count": r["games"]}
+                                      for r in polar.black_margin_counts(scope)]
     data.game = ", ".join(sorted({r["game"] or "?" for r in data.runs}))
     return data
