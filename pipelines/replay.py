@@ -13,6 +13,11 @@
    row, and every stored turns row column by column (exact equality: the
    games are deterministic, so any difference is a reproducibility failure;
    a column only one side has, e.g. one dropped from a shard, is one too).
+   One exception: a run made before a knob existed has no ``rule_<knob>``
+   column and a ``variant_hash`` made without it. A new knob's default plays
+   as the code before it did (docs/RULES.md), so such a column, replayed at
+   the knob's default, is not compared, and the hash is checked as it was
+   made, without those knobs (``Replay.predates`` names them).
 
 ``frames(rep)`` asks the game for the position after each turn: the game's
 ``GameDef.trace(spec) -> list[dict]``; the frame formats are described in
@@ -35,7 +40,7 @@ import pyarrow.parquet as pq
 from pipelines import manifest as mf
 from pipelines.dataset import unreadable_shard
 from pipelines.storage import SHARD_NAME, exists, locate
-from rules.base import GameDef, GameSpec, UsageError, get_game
+from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game
 from workers.shard import play_games
 
 NOT_COMPARED = {"run_id"}
@@ -69,6 +74,7 @@ class Replay:
     replayed_turns: list[dict]
     differences: list[Difference] = field(default_factory=list)
     turns_stored: bool = True       # False: a --no-turns run; only its games row is compared
+    predates: list[str] = field(default_factory=list)  # knobs added after the run was made (step 4)
 
     @property
     def reproduced(self) -> bool:
@@ -83,7 +89,8 @@ class Replay:
         return (f"game {self.game_index} of {self.run_id} ({self.game}, {self.cell_label}, seed {self.spec.seed}): "
                 f"winner {s.get('winner')}, scores {s.get('score_0')}-{s.get('score_1')}, "
                 f"end {s.get('end_reason')}, {s.get('n_turns')} turns"
-                + ("" if self.turns_stored else " (the run stored no turns: its games row compared)"))
+                + ("" if self.turns_stored else " (the run stored no turns: its games row compared)")
+                + (f" (the run predates {_knobs(self.predates)}: played at the default)" if self.predates else ""))
 
     def failure_message(self) -> str:
         """The loud message for a game that did not reproduce."""
@@ -95,6 +102,10 @@ class Replay:
                 "is not deterministic)")
         return (f"REPRODUCIBILITY FAILURE: game {self.game_index} of {self.run_id} replayed differently from its "
                 f"stored row in {len(self.differences)} values{note}: {listed}" + (f"; and {more} more" if more > 0 else ""))
+
+
+def _knobs(names: list[str]) -> str:
+    return ("knob " if len(names) == 1 else "knobs ") + ", ".join(names)
 
 
 def replay_command(run_uri: str, game_index: int) -> str:
@@ -121,12 +132,12 @@ def same(a: Any, b: Any) -> bool:
 ABSENT = "<absent>"
 
 
-def row_differences(stored: dict, replayed: dict, prefix: str = "") -> list[Difference]:
+def row_differences(stored: dict, replayed: dict, prefix: str = "", skip=()) -> list[Difference]:
     """Every column whose values differ, a column only one side has included (its other side ``ABSENT``)."""
     out = []
     for k in dict.fromkeys([*stored, *replayed]):
         a, b = stored.get(k, ABSENT), replayed.get(k, ABSENT)
-        if k not in NOT_COMPARED and (k not in stored or k not in replayed or not same(a, b)):
+        if k not in NOT_COMPARED and k not in skip and (k not in stored or k not in replayed or not same(a, b)):
             out.append(Difference(prefix + k, a, b))
     return out
 
@@ -188,10 +199,22 @@ def replay(run_uri: str, game_index: int) -> Replay:
                             key=_turn_key)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
                  stored, replayed, stored_turns, replayed_turns, turns_stored=exp.turns)
-    rep.differences = row_differences(stored, replayed)
+    rep.predates = knobs_the_run_predates(stored, replayed, spec.rules)
+    skip = {f"rule_{k}" for k in rep.predates}
+    if rep.predates and stored.get("variant_hash") == spec.rules.variant_hash(without=rep.predates):
+        skip.add("variant_hash")
+    rep.differences = row_differences(stored, replayed, skip=skip)
     if exp.turns:
         rep.differences += turns_differences(stored_turns, replayed_turns)
     return rep
+
+
+def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase) -> list[str]:
+    """Knobs with a ``rule_`` column only the replay has, replayed at the knob's default."""
+    fields = type(rules).model_fields
+    return [col.removeprefix("rule_") for col, value in replayed.items()
+            if col.startswith("rule_") and col not in stored and col.removeprefix("rule_") in fields
+            and same(value, fields[col.removeprefix("rule_")].default)]
 
 
 def trace_function(game_def: GameDef) -> Callable[[GameSpec], list[dict]]:

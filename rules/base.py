@@ -51,9 +51,10 @@ class RulesBase(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
-    def variant_hash(self) -> str:
-        """A short stable hash of every knob value."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+    def variant_hash(self, without=()) -> str:
+        """A short stable hash of every knob value (but the knobs named in ``without``: what the
+        hash was before they existed, for runs made before them)."""
+        canonical = json.dumps(self.model_dump(mode="json", exclude=set(without)), sort_keys=True)
         return hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
 

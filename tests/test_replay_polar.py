@@ -4,8 +4,11 @@ on the board, with no script errors, offline."""
 
 from __future__ import annotations
 
+import os
 import re
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipelines.dataset import open_runs
@@ -13,6 +16,7 @@ from pipelines.replay import frames, replay
 from pipelines.replay_page import build_html, frame_index, page_data, write_html
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment
+from rules.base import get_game
 from tests.chromium import chromium, dump_dom, file_url  # noqa: F401  (fixture)
 
 
@@ -121,3 +125,39 @@ def test_page_self_check_reports_a_script_error(chromium, polar_run, tmp_path):
     path.write_text(page)
     dom = dump_dom(chromium, file_url(path), tmp_path)
     assert 'data-checked="errors"' in dom and "undefinedCall" in dom
+
+
+def made_before_the_komi(tmp_path, overrides=None):
+    """A run as code from before the komi knob stored it: no rule_komi column, the hash made without it."""
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random"), overrides=overrides or {}),),
+                     games=4, seed=5, shard_size=4)
+    uri = run_experiment(exp, str(tmp_path), workers=0).uri
+    shard = os.path.join(uri, "games", "shard-00000.parquet")
+    table = pq.read_table(shard)
+    rules = get_game("polar").variant("polar-9")
+    old_hash = pa.array([rules.variant_hash(without=["komi"])] * table.num_rows)
+    table = table.drop_columns(["rule_komi"]).set_column(table.schema.get_field_index("variant_hash"), "variant_hash", old_hash)
+    pq.write_table(table, shard)
+    return uri
+
+
+def test_a_run_made_before_a_knob_replays_with_the_knob_at_its_default(tmp_path):
+    rep = replay(made_before_the_komi(tmp_path), 2)
+    assert rep.reproduced, rep.failure_message()
+    assert rep.predates == ["komi"] and "predates knob komi" in rep.summary()
+
+
+def test_a_missing_knob_column_with_another_hash_is_still_a_difference(tmp_path):
+    uri = made_before_the_komi(tmp_path)
+    shard = os.path.join(uri, "games", "shard-00000.parquet")
+    table = pq.read_table(shard)
+    table = table.set_column(table.schema.get_field_index("variant_hash"), "variant_hash",
+                             pa.array(["not-the-hash"] * table.num_rows))
+    pq.write_table(table, shard)
+    rep = replay(uri, 2)
+    assert [d.column for d in rep.differences] == ["variant_hash"]
+
+
+def test_a_missing_knob_column_is_a_difference_when_the_run_did_not_play_its_default(tmp_path):
+    rep = replay(made_before_the_komi(tmp_path, {"komi": 2.5}), 2)
+    assert "rule_komi" in [d.column for d in rep.differences] and rep.predates == []
