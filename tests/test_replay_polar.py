@@ -4,6 +4,7 @@ on the board, with no script errors, offline."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -127,18 +128,26 @@ def test_page_self_check_reports_a_script_error(chromium, polar_run, tmp_path):
     assert 'data-checked="errors"' in dom and "undefinedCall" in dom
 
 
-def made_before_the_komi(tmp_path, overrides=None):
-    """A run as code from before the komi knob stored it: no rule_komi column, the hash made without it."""
-    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random"), overrides=overrides or {}),),
-                     games=4, seed=5, shard_size=4)
-    uri = run_experiment(exp, str(tmp_path), workers=0).uri
-    shard = os.path.join(uri, "games", "shard-00000.parquet")
-    table = pq.read_table(shard)
-    rules = get_game("polar").variant("polar-9")
-    old_hash = pa.array([rules.variant_hash(without=["komi"])] * table.num_rows)
-    table = table.drop_columns(["rule_komi"]).set_column(table.schema.get_field_index("variant_hash"), "variant_hash", old_hash)
-    pq.write_table(table, shard)
+def komi_run(overrides=None, shard_size=4) -> Experiment:
+    return Experiment(game="polar", variant="polar-9", games=4, seed=5, shard_size=shard_size,
+                      cells=(Cell(matchup=("greedy", "random"), overrides=overrides or {}),))
+
+
+def as_before_the_komi(uri, shards=(0,)):
+    """Rewrite these games shards as code from before the komi knob stored them: no rule_komi
+    column, the variant hash made without it."""
+    old_hash = get_game("polar").variant("polar-9").variant_hash(without=["komi"])
+    for number in shards:
+        shard = os.path.join(uri, "games", f"shard-{number:05d}.parquet")
+        table = pq.read_table(shard)
+        table = table.drop_columns(["rule_komi"]).set_column(
+            table.schema.get_field_index("variant_hash"), "variant_hash", pa.array([old_hash] * table.num_rows))
+        pq.write_table(table, shard)
     return uri
+
+
+def made_before_the_komi(tmp_path, overrides=None):
+    return as_before_the_komi(run_experiment(komi_run(overrides), str(tmp_path), workers=0).uri)
 
 
 def test_a_run_made_before_a_knob_replays_with_the_knob_at_its_default(tmp_path):
@@ -161,3 +170,24 @@ def test_a_missing_knob_column_with_another_hash_is_still_a_difference(tmp_path)
 def test_a_missing_knob_column_is_a_difference_when_the_run_did_not_play_its_default(tmp_path):
     rep = replay(made_before_the_komi(tmp_path, {"komi": 2.5}), 2)
     assert "rule_komi" in [d.column for d in rep.differences] and rep.predates == []
+
+
+def test_a_run_made_before_a_knob_resumes_and_every_game_replays(tmp_path):
+    """Two shards stored before the knob, two played by a resume today: the run reads as one
+    and each game replays as reproduced."""
+    exp = komi_run(shard_size=1)
+    uri = as_before_the_komi(run_experiment(exp, str(tmp_path), workers=0).uri, shards=(0, 1))
+    manifest_file = os.path.join(uri, "manifest.json")
+    manifest = json.load(open(manifest_file))
+    for number, _, _ in manifest["shards"][2:]:
+        for kind in ("games", "turns"):
+            os.remove(os.path.join(uri, kind, f"shard-{number:05d}.parquet"))
+    manifest.update(shards=manifest["shards"][:2], status="incomplete", games_done=2)
+    json.dump(manifest, open(manifest_file, "w"))
+    run_experiment(exp, str(tmp_path), run_id=manifest["run_id"], resume=True, workers=0)
+    con, _ = open_runs([uri])
+    assert con.execute("SELECT count(*), count(rule_komi) FROM games").fetchone() == (4, 2)
+    for game in range(4):
+        rep = replay(uri, game)
+        assert rep.reproduced, rep.failure_message()
+        assert rep.predates == (["komi"] if game < 2 else [])
