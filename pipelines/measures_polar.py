@@ -30,14 +30,9 @@ when the runs lack its columns.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from pipelines.balance_measures import outcomes, put, put_group_shares, share
 from pipelines.distribution import describe
 from pipelines.scope import Scope
-from pipelines.stats.interval import z_of
 from pipelines.stats.komi import fair_komi
 
 NO_CHOICE = "none: swap off"
@@ -57,10 +52,12 @@ FROM (
 
 MARGIN_COUNTS_SQL = """
 SELECT {keys} CAST(black_score - white_score AS BIGINT) AS margin, count(*) AS games
-FROM {rows} AND black_score IS NOT NULL AND white_score IS NOT NULL
-GROUP BY ALL ORDER BY ALL
+FROM {rows} GROUP BY ALL ORDER BY ALL
 """
-SEARCHERS = ("mcts",)  # strategies whose moves depend on the komi (they search for the win)
+KOMI_KEYS = '"komi", "players_see_komi", '
+# strategies whose moves change with the komi (they search for the win); named here, not read from
+# rules.polar.strategies, whose import starts numba (~1 s more for every ``polsim analyze``)
+KOMI_AWARE = ("mcts",)
 
 COLOUR_OF_SEAT = "CASE WHEN seat = 0 THEN colour_0 WHEN colour_0 = 'black' THEN 'white' ELSE 'black' END"
 
@@ -110,33 +107,34 @@ def colours(scope: Scope) -> list[dict]:
     return outcomes(scope, ["colour"], {"colour": COLOUR_OF_SEAT})
 
 
-def black_margin_counts(scope: Scope, extra: str = "") -> list[dict]:
-    """Finished games per group (``extra``: more ``expression AS name, `` keys) and board margin
-    ``black_score - white_score`` (whole numbers), margins ascending within a group."""
-    return scope.rows(MARGIN_COUNTS_SQL.format(keys=scope.keys_sql() + extra, rows=finished_games(scope)))
+def scored_games(scope: Scope, extra: str = "") -> str:
+    """A FROM body: the finished games that have both colours' scores, with ``extra`` columns
+    (``, expression AS name`` ...)."""
+    return (f"(SELECT *{extra} FROM games WHERE status = 'ok' AND black_score IS NOT NULL "
+            f"AND white_score IS NOT NULL {scope.where_sql}) scored")
+
+
+def black_margin_counts(scope: Scope, rows: str | None = None, keys: str = "") -> list[dict]:
+    """Games per group (and ``keys`` of ``rows``) and board margin ``black_score - white_score``
+    (whole numbers), margins ascending within a group; ``rows`` defaults to ``scored_games``."""
+    return scope.rows(MARGIN_COUNTS_SQL.format(keys=scope.keys_sql() + keys, rows=rows or scored_games(scope)))
 
 
 def komi(scope: Scope) -> list[dict]:
     if not scope.has("black_score", "white_score", "status", "strategy_0", "strategy_1"):
         return []
     played = "CAST(coalesce(rule_komi, 0) AS DOUBLE)" if scope.has("rule_komi") else "CAST(0 AS DOUBLE)"
-    sees = " OR ".join(f"split_part(strategy_{seat}, ':', 1) = '{name}'" for seat in (0, 1) for name in SEARCHERS)
-    counts = black_margin_counts(scope, f"{played} AS komi, ({sees}) AS players_see_komi, ")
-    groups: dict[tuple, list[dict]] = {}
-    for row in counts:
-        groups.setdefault(tuple(v for k, v in row.items() if k not in ("margin", "games")), []).append(row)
-    z = z_of(0.95)
+    sees = " OR ".join(f"split_part(strategy_{seat}, ':', 1) = '{name}'" for seat in (0, 1) for name in KOMI_AWARE)
+    rows_sql = scored_games(scope, f", {played} AS komi, ({sees}) AS players_see_komi")
+    names = [*scope.game_keys(), "komi", "players_see_komi"]
+    margins: dict[tuple, list[tuple[int, int]]] = {}
+    for r in black_margin_counts(scope, rows_sql, KOMI_KEYS):
+        margins.setdefault(tuple(r[k] for k in names), []).append((r["margin"], r["games"]))
     rows = []
-    for group in groups.values():
-        d = np.array([r["margin"] for r in group], np.int64)
-        c = np.array([r["games"] for r in group], np.int64)
-        n = int(c.sum())
-        mean = float((d * c).sum() / n)
-        half = z * math.sqrt(float((c * (d - mean) ** 2).sum()) / (n - 1) / n) if n > 1 else None
-        fair = fair_komi(d, c)
-        row = {k: v for k, v in group[0].items() if k not in ("margin", "games")}
-        row.update(games=n, black_margin=mean, black_margin_lo=None if half is None else mean - half,
-                   black_margin_hi=None if half is None else mean + half,
+    for d in describe(scope, "black_score - white_score", rows_sql, scope.keys_sql() + KOMI_KEYS):
+        fair = fair_komi(*zip(*margins[tuple(d[k] for k in names)]))
+        row = {k: d[k] for k in names}
+        row.update(games=d["n"], black_margin=d["mean"], black_margin_lo=d["mean_lo"], black_margin_hi=d["mean_hi"],
                    fair_komi=fair.fair, fair_komi_lo=fair.lo, fair_komi_hi=fair.hi, fair_komi_evens=fair.evens)
         put(row, "black_win_at_fair", share(fair.black_wins, fair.games))
         rows.append(row)

@@ -212,9 +212,12 @@ def replay(run_uri: str, game_index: int) -> Replay:
 def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase) -> list[str]:
     """Knobs with a ``rule_`` column only the replay has, replayed at the knob's default."""
     fields = type(rules).model_fields
-    return [col.removeprefix("rule_") for col, value in replayed.items()
-            if col.startswith("rule_") and col not in stored and col.removeprefix("rule_") in fields
-            and same(value, fields[col.removeprefix("rule_")].default)]
+    found = []
+    for col, value in replayed.items():
+        knob = col.removeprefix("rule_")
+        if col != knob and col not in stored and knob in fields and same(value, fields[knob].default):
+            found.append(knob)
+    return found
 
 
 def trace_function(game_def: GameDef) -> Callable[[GameSpec], list[dict]]:

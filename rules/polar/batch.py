@@ -54,7 +54,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from rules.base import GameSpec, RulesBase, StrategySpec, UsageError
-from rules.polar.core import SCORE_MODES
+from rules.polar.core import SCORE_MODES, half_points
 from rules.polar.engine import END_REASONS, max_turns, play_games
 from rules.polar.model import PolarRules
 from rules.polar.policies import N_PARAMS
@@ -94,7 +94,7 @@ def _matchup_codes(rules: RulesBase, seats: tuple[StrategySpec, StrategySpec], c
             cache[seat] = seat_code(seat)
         codes.append(cache[seat])
     return (
-        polar.size, polar.swap, SCORE_MODES[polar.score_n], round(2 * polar.komi),
+        polar.size, polar.swap, SCORE_MODES[polar.score_n], half_points(polar.komi),
         [c.kind for c in codes], np.stack([c.vector() for c in codes]),
     )  # fmt: skip
 

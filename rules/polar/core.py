@@ -105,6 +105,11 @@ def new_state(n, mode):
     return st
 
 
+def half_points(komi: float) -> int:
+    """The komi as the core keeps it (``M_KOMI2``): in half points, a whole number."""
+    return round(2 * komi)
+
+
 @kernel
 def set_komi(st, komi2):
     """Komi of ``komi2`` half points for this position and every copy of it.

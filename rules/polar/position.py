@@ -31,7 +31,7 @@ class Board:
         self.n = size * size
         self.nbr = core.neighbour_table(size)
         self.st = core.new_state(self.n, core.SCORE_MODES[score_n])
-        core.set_komi(self.st, round(2 * komi))
+        core.set_komi(self.st, core.half_points(komi))
         self._tmp = np.zeros(8, np.int32)
 
     @classmethod
