@@ -55,11 +55,30 @@ torque error over the pair's larger torque):
 - multipole tier: field within 0.05 % at 2 D; dipole tier: truncation error
   ~ (a/d)^2, ~2 % at 8 D, ~1 % at 10 D (the blend band).
 
-Conservation: within one rule the force is the gradient of the sampled energy,
-but j has no body-fixed azimuth, so the sampling frame turns with the pose, and
-the blends mix two rules: the work of force and torque around a closed loop of
-poses is ~0.5-2 % of the gross work for a 45° pair 1.5-2.5 mm apart, ~1e-4 at
-4-5 mm and negligible beyond.
+Conservation: the sampled energy E is a function of the pose, and the kernel
+returns its gradient within a rule. j has no body-fixed azimuth: its samples
+sit at angles from e (towards i), so E also depends on the frame's angle phi,
+and dE/dphi = -T_j . n_j (turning the samples is spinning j under them). The
+kernel adds -dE/dphi grad(phi) (``_frame_turn``): with d = c_i - c_j, u its
+part in j's face plane and g = (n_j × u) / |u|^2, F_on_j + tau g and
+T_on_j + tau d × g, tau = -T_j . n_j. The axial torque on j is then exactly 0,
+as for any axially magnetised disc (the sampled one was quadrature error, up
+to ~1 % of |F|·a), forces change by under 1 % (valid poses), and the work
+around a closed loop of poses within one rule is rounding (~1e-7 of the gross
+work with the closed-form field, ~1e-5 with its table; before physics 0.14.0
+1e-4 to 2e-3 for a 45° pair 1-2.5 mm apart). The blends still mix two rules
+without the term (E_sparse - E_dense) grad(w) of the blended energy's
+gradient (it would need i's scalar potential): a loop through a band keeps
+up to ~1 % of the gross work for a 45° pair at 1.5 mm, ~5e-4 at 3.4 mm.
+The term fades in over ``FRAME_TURN_FADE`` (0.5-1 mm of i's centre from j's
+axis): E's frame is undefined on the axis, where u turns round at once, and
+the full term there (tau ~ |u|, so tau g keeps a finite size while its
+direction jumps) slowed the settling of a tall tower, each disc near its
+neighbours' axes: a 12-disc tower with a disc tilted beside it (far pairs
+computed every step, sleep off) still had a tower disc at 4e-7 m/s after
+3.5 s (1e-10 with the fade) and the tilted disc at 0.11 mm/s after 3 s
+(tests/test_physics_conservation.py). Within 1 mm of the axis the
+quadrature's axial torque stays, under ~1e-4 of |F|·a.
 
 Cost per pair, one core (``benchmarks/bench_magnetics.py``, random poses,
 2026-12-02, compiled as ``sim.jit`` kernels), with the field table / in
@@ -97,6 +116,8 @@ EDGE_GAP_BANDS = ((0.09, 0.12), (0.25, 0.30), (0.55, 0.65))
 # centre distance bands, in diameters: near rules -> multipoles -> point dipoles
 MULTIPOLE_DISTANCE = (1.75, 2.0)
 DIPOLE_DISTANCE = (8.0, 10.0)
+# in-plane offsets of i from j's axis (m) across which the frame-turn term fades in (_frame_turn)
+FRAME_TURN_FADE = (0.0005, 0.001)
 
 
 def face_rule(n_rho, n_phi):
@@ -227,7 +248,22 @@ def _balanced(ci, cj, f, tj):
 
 
 @kernel
-def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table):
+def _frame_turn(ci, cj, nj, force, torque, turn):
+    """(F_on_j, T_on_j) of samples fixed to j, plus the work of their frame turning
+    with the pose (module docstring, Conservation)."""
+    d = sub(ci, cj)
+    u = in_plane(d, nj)
+    rho2 = dot(u, u)
+    w = turn * _smoothstep(math.sqrt(rho2), FRAME_TURN_FADE[0], FRAME_TURN_FADE[1])
+    if w == 0.0:
+        return force, torque
+    g = scale(1.0 / rho2, cross(nj, u))
+    tau = -w * dot(torque, nj)
+    return axpy(tau, g, force), axpy(tau, cross(d, g), torque)
+
+
+@kernel
+def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, turn):
     """i's field on j's sampled face charges, at the rows lo..hi-1 of ``rule``:
     (F_on_j, T_on_i, T_on_j). (Rows, not a slice of the rule: a slice is an
     array made per call, which needs numba's reference counting.)
@@ -252,6 +288,7 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table):
             g = scale(sign * face_charge * rule[k, 3], field)
             force = add(force, g)
             torque = add(torque, cross(r, g))
+    force, torque = _frame_turn(ci, cj, nj, force, torque, turn)
     return _balanced(ci, cj, force, torque)
 
 
@@ -283,7 +320,7 @@ def _blend(w, first, second):
 
 
 @kernel
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap."""
     if norm(sub(cj, ci)) - 2.0 * math.sqrt(a * a + b * b) >= EDGE_GAP_EDGES[-1, 1] * a * (1.0 + 1e-9):
@@ -294,40 +331,40 @@ def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
     dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k],
-                          NEAR_RULE_STARTS[k + 1], True, table)
+                          NEAR_RULE_STARTS[k + 1], True, table, turn)
     if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
         return dense
     sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k + 1],
-                           NEAR_RULE_STARTS[k + 2], True, table)
+                           NEAR_RULE_STARTS[k + 2], True, table, turn)
     return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
 
 
 @kernel
-def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
-    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, 0, RULE_FAR.shape[0], False, table)
+def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn):
+    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, 0, RULE_FAR.shape[0], False, table, turn)
 
 
 @kernel
-def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table):
+def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0):
     """The tier chosen by centre distance (see the module docstring)."""
     d = norm(sub(cj, ci)) / (2.0 * a)
     if d >= DIPOLE_DISTANCE[1]:
         return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
     if d >= DIPOLE_DISTANCE[0]:
         return _blend(_smoothstep(d, DIPOLE_DISTANCE[0], DIPOLE_DISTANCE[1]),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn),
                       _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
     if d >= MULTIPOLE_DISTANCE[1]:
-        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table)
+        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
     if d >= MULTIPOLE_DISTANCE[0]:
         return _blend(_smoothstep(d, MULTIPOLE_DISTANCE[0], MULTIPOLE_DISTANCE[1]),
-                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table))
-    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table)
+                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn),
+                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn))
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
 
 
 @kernel
-def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out):
+def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out, turn=1.0):
     """Magnetic interaction of magnet i on magnet j (and back).
 
     ci, cj: float64[3] magnet centres (m); ni, nj: float64[3] unit axes pointing
@@ -338,7 +375,7 @@ def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out)
     ``no_table()`` for the closed form everywhere); out: float64[9] written with
     F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m.
     Force on i is -F_on_j exactly."""
-    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table)
+    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, turn)
     for v in range(3):
         for k in range(3):
             out[3 * v + k] = result[v][k]

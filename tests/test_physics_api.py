@@ -226,9 +226,10 @@ def test_nominal_intent_on_a_disc_taken_off_the_mat_names_it():
 
 
 def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(monkeypatch):
-    """Seed 5 with towers (physics 0.13.0): an early leaner's episode carries a
-    later leaner's host off the mat (stuck to the hand); the builder goes on to the
-    next single foundation instead of asking a balance of a disc that is gone."""
+    """Seed 5 with towers, played as physics 0.13 (``frame_turn=False``; 0.14.0's
+    world goes another way): an early leaner's episode carries a later leaner's host
+    off the mat (stuck to the hand); the builder goes on to the next single
+    foundation instead of asking a balance of a disc that is gone."""
     import sim.scenes as scenes
 
     hosts = []
@@ -239,5 +240,5 @@ def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(m
         return place_leaner(world, intent, **kw)
 
     monkeypatch.setattr(scenes, "place_leaner", recording)
-    w = scenes.midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2))
+    w = scenes.midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2), params=PhysicsParams(frame_turn=False))
     assert len(hosts) == 6 and not w.live[15] and 15 not in hosts and hosts[-1] == 16

@@ -35,7 +35,7 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
 
 
 # what each physics since 0.10.0 added, off: every older physics is played with these too
-BEFORE_0_11 = {"reuse_lead": 0.0, "far_dipole": 0.0, "contact_skirt": 0.0}
+BEFORE_0_11 = {"reuse_lead": 0.0, "far_dipole": 0.0, "contact_skirt": 0.0, "frame_turn": False}
 
 
 def test_contact_substeps_1_without_tower_hold_plays_physics_0_6_0_games_bit_for_bit():
@@ -55,12 +55,16 @@ def test_compound_off_plays_physics_0_9_0_games_bit_for_bit():
     assert selfcheck.fingerprint(compound=False, **BEFORE_0_11) == selfcheck.REFERENCE_0_9_0
 
 
+def test_frame_turn_off_plays_physics_0_13_1_games_bit_for_bit():
+    assert selfcheck.fingerprint(frame_turn=False) == selfcheck.REFERENCE_0_13_1
+
+
 def test_contact_skirt_0_plays_physics_0_12_1_games_bit_for_bit():
-    assert selfcheck.fingerprint(contact_skirt=0.0) == selfcheck.REFERENCE_0_12_1
+    assert selfcheck.fingerprint(contact_skirt=0.0, frame_turn=False) == selfcheck.REFERENCE_0_12_1
 
 
 def test_far_dipole_0_plays_physics_0_11_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(far_dipole=0.0, contact_skirt=0.0) == selfcheck.REFERENCE_0_11_0
+    assert selfcheck.fingerprint(far_dipole=0.0, contact_skirt=0.0, frame_turn=False) == selfcheck.REFERENCE_0_11_0
 
 
 def test_reuse_lead_0_plays_physics_0_10_0_games_bit_for_bit():

@@ -13,7 +13,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``reuse_lead`` 0, physics 0.10.0: magnetic pair results held from the pose
   they were computed at, not from a pose ahead along the pair's motion;
   ``far_dipole`` 0, physics 0.11.0: a far pair's whole result held, not only
-  what it has beyond its dipole term);
+  what it has beyond its dipole term; ``contact_skirt`` 0, physics 0.12.1;
+  ``frame_turn`` false, physics 0.13.1: the magnetic kernel's samples
+  turn with the pose without the work that turn does);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -66,6 +68,8 @@ def physics_params(rules):
         update["far_dipole"] = rules.far_dipole
     if rules.contact_skirt is not None:
         update["contact_skirt"] = rules.contact_skirt
+    if not rules.frame_turn:
+        update["frame_turn"] = False
     return base.model_copy(update=update)
 
 
