@@ -18,6 +18,11 @@
    as the code before it did (docs/RULES.md), so such a column, replayed at
    the knob's default, is not compared, and the hash is checked as it was
    made, without those knobs (``Replay.predates`` names them).
+   A run made under an earlier physics version (its rows' ``physics_version``)
+   is replayed as that version played, where the game knows knobs that restore
+   it (``GameDef.physics_restores``, for the knobs the run predates: Polarity's
+   ``frame_turn=false`` plays physics 0.13.1, and so on back to 0.6.0); its
+   ``physics_version`` column is then not compared (``Replay.restored``).
 
 ``frames(rep)`` asks the game for the position after each turn: the game's
 ``GameDef.trace(spec) -> list[dict]``; the frame formats are described in
@@ -75,6 +80,7 @@ class Replay:
     differences: list[Difference] = field(default_factory=list)
     turns_stored: bool = True       # False: a --no-turns run; only its games row is compared
     predates: list[str] = field(default_factory=list)  # knobs added after the run was made (step 4)
+    restored: dict[str, Any] = field(default_factory=dict)  # knobs that play the run's older physics (step 3)
 
     @property
     def reproduced(self) -> bool:
@@ -90,7 +96,15 @@ class Replay:
                 f"winner {s.get('winner')}, scores {s.get('score_0')}-{s.get('score_1')}, "
                 f"end {s.get('end_reason')}, {s.get('n_turns')} turns"
                 + ("" if self.turns_stored else " (the run stored no turns: its games row compared)")
-                + (f" (the run predates {_knobs(self.predates)}: played at the default)" if self.predates else ""))
+                + self._predates_note())
+
+    def _predates_note(self) -> str:
+        if self.restored:
+            knobs = ", ".join(f"{k}={v}" for k, v in self.restored.items())
+            return (f" (made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
+                    "which plays it)")
+        at_default = [k for k in self.predates if k not in self.restored]
+        return f" (the run predates {_knobs(at_default)}: played at the default)" if at_default else ""
 
     def failure_message(self) -> str:
         """The loud message for a game that did not reproduce."""
@@ -191,31 +205,49 @@ def replay(run_uri: str, game_index: int) -> Replay:
         raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
                          f"0..{exp.total_games - 1}")
     stored, stored_turns = _stored_rows(run, manifest, game_index)
+    restore = restoring_knobs(get_game(exp.game), stored)
     # turns on: the page shows every turn, also of a run that stored none
-    played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1)
+    played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1, restore)
     (cell,), (spec,) = played.cells, played.specs
     replayed = played.games.to_pylist()[0]
     replayed_turns = sorted((t for t in played.turns.to_pylist() if t.get("game_index") == game_index),
                             key=_turn_key)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
                  stored, replayed, stored_turns, replayed_turns, turns_stored=exp.turns)
-    rep.predates = knobs_the_run_predates(stored, replayed, spec.rules)
+    rep.restored = restore
+    rep.predates = knobs_the_run_predates(stored, replayed, spec.rules, restore)
     skip = {f"rule_{k}" for k in rep.predates}
     if rep.predates and stored.get("variant_hash") == spec.rules.variant_hash(without=rep.predates):
         skip.add("variant_hash")
+    if restore and set(restore) <= set(rep.predates):
+        skip.add("physics_version")     # played as that version, by the knobs that restore it
     rep.differences = row_differences(stored, replayed, skip=skip)
     if exp.turns:
         rep.differences += turns_differences(stored_turns, replayed_turns)
     return rep
 
 
-def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase) -> list[str]:
-    """Knobs with a ``rule_`` column only the replay has, replayed at the knob's default."""
+def restoring_knobs(game_def: GameDef, stored: dict) -> dict[str, Any]:
+    """Knobs the stored game's run predates (no ``rule_`` column) that the game says play
+    the physics version its row records (``GameDef.physics_restores``); ``{}`` when that
+    is this code's physics."""
+    made = stored.get("physics_version")
+    if not made or made == game_def.physics_version():
+        return {}
+    return {k: v for k, v in game_def.physics_restores(made).items() if f"rule_{k}" not in stored}
+
+
+def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase, restore: dict | None = None) -> list[str]:
+    """Knobs with a ``rule_`` column only the replay has, replayed at the knob's default
+    or at the value that plays the run's physics (``restore``)."""
     fields = type(rules).model_fields
+    restore = restore or {}
     found = []
     for col, value in replayed.items():
         knob = col.removeprefix("rule_")
-        if col != knob and col not in stored and knob in fields and same(value, fields[knob].default):
+        if col == knob or col in stored or knob not in fields:
+            continue
+        if same(value, restore[knob]) if knob in restore else same(value, fields[knob].default):
             found.append(knob)
     return found
 

@@ -148,8 +148,10 @@ def grid_shard_size(game: GameDef, shard_size: int | None, cells: tuple[Cell, ..
     return shard_size or game.shard_size_for([c.matchup for c in cells], game.grid_shard_size)
 
 
-def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell) -> RulesBase:
-    return game.with_overrides(game.variant(exp.variant), cell.overrides)
+def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell, restore: dict[str, Any] | None = None) -> RulesBase:
+    """A cell's rules: its variant with its overrides (and under them ``restore``: knobs a
+    replay sets to play a run made under an earlier physics, ``GameDef.physics_restores``)."""
+    return game.with_overrides(game.variant(exp.variant), {**(restore or {}), **cell.overrides})
 
 
 @dataclass(frozen=True)
@@ -192,8 +194,9 @@ def seat_balance_note(exp: Experiment) -> str | None:
             f"and seat 1 in {exp.games // 2} of them; an even --games balances the seats")
 
 
-def game_columns(exp: Experiment, first: int, count: int) -> GameColumns:
-    """Cells, seed indices, seeds and seat groups of global games ``first .. first+count-1``."""
+def game_columns(exp: Experiment, first: int, count: int, restore: dict[str, Any] | None = None) -> GameColumns:
+    """Cells, seed indices, seeds and seat groups of global games ``first .. first+count-1``
+    (``restore``: see ``resolve_cell_rules``)."""
     game = get_game(exp.game)
     index = np.arange(first, first + count, dtype=np.int64)
     cell, j = np.divmod(index, exp.games)
@@ -202,7 +205,7 @@ def game_columns(exp: Experiment, first: int, count: int) -> GameColumns:
     for c in range(first_cell, int(cell[-1]) + 1 if count else first_cell):
         spec_cell = exp.cells[c]
         a, b = (StrategySpec.parse(s) for s in spec_cell.matchup)
-        rules = resolve_cell_rules(game, exp, spec_cell)
+        rules = resolve_cell_rules(game, exp, spec_cell, restore)
         groups += [(c, rules, (a, b)), (c, rules, (b, a))]
     return GameColumns(
         index=index,

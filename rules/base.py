@@ -147,6 +147,8 @@ class GameDef:
     default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
     default_games: int = 1000  # ... and how many games, when --games is not given
     variant_descriptions: Callable[[], dict[str, str]] = field(default=lambda: {})  # name -> one line
+    # physics version -> the knob values that play games as that version did (for replays of old runs)
+    physics_restores: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
 
     def shard_size_for(self, matchups, default: int | None = None) -> int:
         """Games per shard for these matchups: ``default`` (else ``shard_size``), or fewer

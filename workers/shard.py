@@ -216,10 +216,11 @@ def _play_columns(game_def: GameDef, cols: GameColumns, record: bool = True) -> 
     return play(game_def, cols.specs())
 
 
-def play_games(exp: Experiment, run_id: str, first: int, count: int) -> Played:
-    """Play global games ``first .. first+count-1`` and add every identifying column."""
+def play_games(exp: Experiment, run_id: str, first: int, count: int, restore: dict | None = None) -> Played:
+    """Play global games ``first .. first+count-1`` and add every identifying column
+    (``restore``: knobs a replay sets to play an earlier physics, ``spec.resolve_cell_rules``)."""
     game_def = get_game(exp.game)
-    cols = game_columns(exp, first, count)
+    cols = game_columns(exp, first, count, restore)
     t_play, c_play = time.perf_counter(), time.process_time()
     games, turns = _play_columns(game_def, cols, exp.turns)
     if not exp.turns:

@@ -44,6 +44,32 @@ def physics_version() -> str:
     return str(PHYSICS_VERSION)
 
 
+# Each physics knob whose other value plays the physics before the version that made
+# its default: (that version, knob, value). Knobs of one version combine with every
+# newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
+RESTORES = (
+    ((0, 14, 0), "frame_turn", False),
+    ((0, 13, 0), "contact_skirt", 0.0),
+    ((0, 12, 0), "far_dipole", 0.0),
+    ((0, 11, 0), "reuse_lead", 0.0),
+    ((0, 10, 0), "compound", False),
+    ((0, 9, 0), "tower_at_rest", False),
+    ((0, 8, 0), "tower_hold", False),
+    ((0, 7, 0), "contact_substeps", 1),
+)
+
+
+def physics_restores(version: str) -> dict:
+    """The knobs that play games as physics ``version`` did (for replays of runs made
+    with it): every knob a later version brought, at its restoring value; ``{}`` for
+    this version or one that is not a version number."""
+    try:
+        made = tuple(int(part) for part in version.split("."))
+    except ValueError:
+        return {}
+    return {knob: value for since, knob, value in RESTORES if made < since}
+
+
 def physics_params(rules):
     """The core's default parameters with the rules' overrides applied."""
     from sim.api import PhysicsParams
