@@ -99,12 +99,15 @@ class Replay:
                 + self._predates_note())
 
     def _predates_note(self) -> str:
+        notes = []
         if self.restored:
             knobs = ", ".join(f"{k}={v}" for k, v in self.restored.items())
-            return (f" (made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
-                    "which plays it)")
+            notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
+                         "which plays it")
         at_default = [k for k in self.predates if k not in self.restored]
-        return f" (the run predates {_knobs(at_default)}: played at the default)" if at_default else ""
+        if at_default:
+            notes.append(f"the run predates {_knobs(at_default)}: played at the default")
+        return "".join(f" ({note})" for note in notes)
 
     def failure_message(self) -> str:
         """The loud message for a game that did not reproduce."""

@@ -373,7 +373,9 @@ def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out,
     flip of the axis is a flip of polarity); table: the source field table
     (``sim.magnetics_table.field_table(radius, thickness / 2)``, or
     ``no_table()`` for the closed form everywhere); out: float64[9] written with
-    F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m.
+    F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m;
+    turn: 1 adds the work of the sampling frame's turn (Conservation), 0 leaves
+    it out (physics 0.13.1, ``PhysicsParams.frame_turn``).
     Force on i is -F_on_j exactly."""
     result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, turn)
     for v in range(3):

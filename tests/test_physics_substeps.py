@@ -3,8 +3,10 @@ moving body touches or is about to touch, nowhere else; ``contact_substeps =
 1`` is physics 0.6.0's integration bit for bit."""
 
 import numpy as np
+import pytest
 
 from pipelines import selfcheck
+from rules.polarity.physics import physics_restores
 from sim.api import PhysicsParams, World, settle
 
 
@@ -34,38 +36,15 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
     assert extra % 2 == 0 and 0 < extra // 2 < 500 - 140         # 2 more a sub-stepped step, never in the air
 
 
-# what each physics since 0.10.0 added, off: every older physics is played with these too
-BEFORE_0_11 = {"reuse_lead": 0.0, "far_dipole": 0.0, "contact_skirt": 0.0, "frame_turn": False}
-
-
-def test_contact_substeps_1_without_tower_hold_plays_physics_0_6_0_games_bit_for_bit():
-    """Placements and a short game with the sub-steps off, towers tested disc
-    by disc and no compound bodies print the digest that physics 0.6.0
-    printed (recorded there): the knobs restore the old physics exactly, for
-    runs that need to match results made with it."""
-    assert (selfcheck.fingerprint(contact_substeps=1, tower_hold=False, compound=False, **BEFORE_0_11)
-            == selfcheck.REFERENCE_SINGLE_STEPS)
-
-
-def test_tower_hold_off_plays_physics_0_7_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(tower_hold=False, compound=False, **BEFORE_0_11) == selfcheck.REFERENCE_0_7_0
-
-
-def test_compound_off_plays_physics_0_9_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(compound=False, **BEFORE_0_11) == selfcheck.REFERENCE_0_9_0
-
-
-def test_frame_turn_off_plays_physics_0_13_1_games_bit_for_bit():
-    assert selfcheck.fingerprint(frame_turn=False) == selfcheck.REFERENCE_0_13_1
-
-
-def test_contact_skirt_0_plays_physics_0_12_1_games_bit_for_bit():
-    assert selfcheck.fingerprint(contact_skirt=0.0, frame_turn=False) == selfcheck.REFERENCE_0_12_1
-
-
-def test_far_dipole_0_plays_physics_0_11_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(far_dipole=0.0, contact_skirt=0.0, frame_turn=False) == selfcheck.REFERENCE_0_11_0
-
-
-def test_reuse_lead_0_plays_physics_0_10_0_games_bit_for_bit():
-    assert selfcheck.fingerprint(**BEFORE_0_11) == selfcheck.REFERENCE_0_10_0
+@pytest.mark.parametrize("version, reference", [
+    ("0.13.1", selfcheck.REFERENCE_0_13_1), ("0.12.1", selfcheck.REFERENCE_0_12_1),
+    ("0.11.0", selfcheck.REFERENCE_0_11_0), ("0.10.0", selfcheck.REFERENCE_0_10_0),
+    ("0.9.0", selfcheck.REFERENCE_0_9_0), ("0.7.0", selfcheck.REFERENCE_0_7_0),
+    ("0.6.0", selfcheck.REFERENCE_SINGLE_STEPS)])
+def test_the_knobs_that_restore_an_older_physics_play_its_games_bit_for_bit(version, reference):
+    """Placements and a short game, played with the knobs ``physics_restores`` names for
+    an older physics (what ``polsim replay`` sets for a run made with it), print the
+    digest that physics printed (recorded there): e.g. 0.6.0 with the sub-steps off,
+    towers tested disc by disc, no compound bodies, results computed where the pair is,
+    far pairs held whole, no skirt and the kernel's frame held."""
+    assert selfcheck.fingerprint(**physics_restores(version)) == reference
