@@ -23,6 +23,9 @@
    it (``GameDef.physics_restores``, for the knobs the run predates: Polarity's
    ``frame_turn=false`` plays physics 0.13.1, and so on back to 0.6.0); its
    ``physics_version`` column is then not compared (``Replay.restored``).
+   A run made by another polsim package has its ``package_version`` column
+   compared with nothing: the version that made it is not an outcome of the
+   game, every other value is (``Replay.made_by`` names it).
 
 ``frames(rep)`` asks the game for the position after each turn: the game's
 ``GameDef.trace(spec) -> list[dict]``; the frame formats are described in
@@ -46,7 +49,7 @@ from pipelines import manifest as mf
 from pipelines.dataset import unreadable_shard
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game
-from workers.shard import play_games
+from workers.shard import package_version, play_games
 
 NOT_COMPARED = {"run_id"}
 MAX_LISTED = 12
@@ -81,6 +84,7 @@ class Replay:
     turns_stored: bool = True       # False: a --no-turns run; only its games row is compared
     predates: list[str] = field(default_factory=list)  # knobs added after the run was made (step 4)
     restored: dict[str, Any] = field(default_factory=dict)  # knobs that play the run's older physics (step 3)
+    made_by: str | None = None      # the polsim package that made the run, when it is not this one (step 4)
 
     @property
     def reproduced(self) -> bool:
@@ -100,6 +104,8 @@ class Replay:
 
     def _predates_note(self) -> str:
         notes = []
+        if self.made_by:
+            notes.append(f"made by polsim {self.made_by}, replayed by {self.replayed.get('package_version')}")
         if self.restored:
             knobs = ", ".join(f"{k}={v}" for k, v in self.restored.items())
             notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
@@ -113,8 +119,11 @@ class Replay:
         """The loud message for a game that did not reproduce."""
         listed = "; ".join(str(d) for d in self.differences[:MAX_LISTED])
         more = len(self.differences) - MAX_LISTED
-        versions = [c for c in ("package_version", "physics_version") if any(d.column == c for d in self.differences)]
-        note = (f" (the run was made by another {' and '.join(versions)})" if versions else
+        made = [f"by polsim {self.made_by}"] if self.made_by else []
+        if self.restored or any(d.column == "physics_version" for d in self.differences):
+            made.append(f"with physics {self.stored.get('physics_version')}"
+                        + (" (replayed with the knobs that restore it)" if self.restored else ""))
+        note = (f" (the run was made {' and '.join(made)})" if made else
                 " (same package and physics versions: the code changed without a version bump, or the game "
                 "is not deterministic)")
         return (f"REPRODUCIBILITY FAILURE: game {self.game_index} of {self.run_id} replayed differently from its "
@@ -224,6 +233,9 @@ def replay(run_uri: str, game_index: int) -> Replay:
         skip.add("variant_hash")
     if restore and set(restore) <= set(rep.predates):
         skip.add("physics_version")     # played as that version, by the knobs that restore it
+    if stored.get("package_version") not in (None, package_version()):
+        rep.made_by = stored["package_version"]
+        skip.add("package_version")
     rep.differences = row_differences(stored, replayed, skip=skip)
     if exp.turns:
         rep.differences += turns_differences(stored_turns, replayed_turns)

@@ -140,3 +140,25 @@ def test_any_registered_game_replays_and_a_failed_game_reproduces_its_error(tmp_
     assert replay(uri, 1).reproduced and replay(uri, 1).stored["status"] == "ok"
     result = runner.invoke(app, ["replay", uri, "--game", "1", "--out", str(tmp_path / "toy.html")])
     assert result.exit_code == 2 and "cannot be shown turn by turn" in result.output
+
+
+def test_a_run_made_by_another_polsim_reproduces_and_the_summary_names_both_versions(polar_run, tmp_path):
+    copy = tampered_copy(polar_run, tmp_path, "games", 2, "package_version", lambda v: "0.0.1")
+    rep = replay(copy, 2)
+    assert rep.reproduced and rep.made_by == "0.0.1"
+    assert f"made by polsim 0.0.1, replayed by {rep.replayed['package_version']}" in rep.summary()
+    result = runner.invoke(app, ["replay", copy, "--game", "2"])
+    assert result.exit_code == 0 and "made by polsim 0.0.1" in result.output
+
+
+def test_a_run_made_by_another_polsim_that_plays_differently_is_a_failure_naming_that_polsim(polar_run, tmp_path):
+    copy = tampered_copy(polar_run, tmp_path, "games", 2, "package_version", lambda v: "0.0.1")
+    copy = tampered_copy(copy, tmp_path / "again", "games", 2, "score_1", lambda v: v + 1)
+    rep = replay(copy, 2)
+    assert [d.column for d in rep.differences] == ["score_1"]
+    assert "the run was made by polsim 0.0.1" in rep.failure_message()
+
+
+def test_a_stored_row_without_its_package_version_is_a_difference(polar_run, tmp_path):
+    copy = dropped_column_copy(polar_run, tmp_path, "games", "package_version")
+    assert "package_version" in [d.column for d in replay(copy, 1).differences]
