@@ -17,7 +17,9 @@ rows and columns counted from 1 at the corner nearest its black stone.
   favour each colour; Black's score rate in the least and most
   Black-favourable classes; the most even class; and a chi-square test of
   one outcome mix (Black win, draw, White win) across all classes: a small
-  p says the opening matters for these players.
+  p says the opening matters for these players (``same_mix_p``; its p-value
+  from random tables when the table is sparse, ``same_mix_method``:
+  ``pipelines.stats.homogeneity``).
 
 Both read the finished games of the ``games`` table (``opening_a``,
 ``opening_b``, ``colour_0``, ``rule_size``, ``winner``) and skip themselves
@@ -26,11 +28,9 @@ when a column is missing.
 
 from __future__ import annotations
 
-import numpy as np
-from scipy.stats import chi2_contingency
-
 from pipelines.balance_measures import put
 from pipelines.scope import Scope
+from pipelines.stats.homogeneity import same_mix
 from pipelines.stats.paired import holm
 from pipelines.stats.proportion import score_rate, sign_test_p
 from pipelines.stats.tally import Tally
@@ -119,20 +119,13 @@ def openings(scope: Scope) -> list[dict]:
     return rows
 
 
-def _homogeneity_p(group: list[dict]) -> float | None:
-    table = np.array([[r["black_wins"], r["draws"], r["white_wins"]] for r in group])
-    table = table[:, table.sum(axis=0) > 0]
-    if len(group) < 2 or table.shape[1] < 2:
-        return None
-    return float(chi2_contingency(table).pvalue)
-
-
 def opening_balance(scope: Scope) -> list[dict]:
     out = []
     for (*keys, size), group in _groups(scope, openings(scope)).items():
         favours = [r["favours"] for r in group]
         low, high = (min(group, key=lambda r: r["black_score_rate"]), max(group, key=lambda r: r["black_score_rate"]))
         even = min(group, key=lambda r: (abs(r["black_score_rate"] - 0.5), -r["games"]))
+        mix = same_mix([[r["black_wins"], r["draws"], r["white_wins"]] for r in group])
         out.append({
             **dict(zip(scope.game_keys(), keys)), "size": size, "classes": len(group),
             "games": sum(r["games"] for r in group),
@@ -141,6 +134,7 @@ def opening_balance(scope: Scope) -> list[dict]:
             "black_score_min": low["black_score_rate"], "least_black_opening": low["opening"],
             "black_score_max": high["black_score_rate"], "most_black_opening": high["opening"],
             "most_even_opening": even["opening"], "most_even_black_score": even["black_score_rate"],
-            "most_even_games": even["games"], "same_mix_p": _homogeneity_p(group),
+            "most_even_games": even["games"], "same_mix_p": mix.p if mix else None,
+            "same_mix_method": mix.method if mix else None,
         })
     return out
