@@ -125,6 +125,55 @@ def test_stuart_maxwell_on_two_categories_is_mcnemar_without_correction():
     assert res.statistic == pytest.approx((5 - 3) ** 2 / 8) and res.df == 1
 
 
+def test_stuart_maxwell_on_two_categories_with_few_discordant_seeds_is_mcnemars_exact_test():
+    for table in ([[10, 5], [3, 20]], [[10, 3], [0, 20]], [[4, 11], [2, 9]]):
+        res = stuart_maxwell(np.array(table))
+        assert res.method == "stuart-maxwell-exact" and res.pvalue == pytest.approx(mcnemar(table).pvalue)
+    assert stuart_maxwell(np.array([[10, 3], [0, 20]])).pvalue == pytest.approx(0.25)  # chi-square: 0.083
+
+
+def swapped_tables(table):
+    """Every table made by swapping any subset of the discordant seeds' (a, b) to (b, a)."""
+    seeds = [(a, b) for a in range(len(table)) for b in range(len(table)) if a != b for _ in range(table[a][b])]
+    for mask in range(2 ** len(seeds)):
+        t = np.diag(np.diag(table)).astype(np.int64)
+        for n, (a, b) in enumerate(seeds):
+            t[(b, a) if mask >> n & 1 else (a, b)] += 1
+        yield t
+
+
+@pytest.mark.parametrize("table", [[[10, 2, 3], [1, 5, 2], [4, 0, 20]], [[30, 0, 4], [3, 2, 0], [0, 1, 25]],
+                                   [[5, 6, 1], [0, 9, 2], [1, 0, 7]]])
+def test_stuart_maxwell_exact_p_is_the_share_of_swapped_discordant_seeds_with_a_statistic_as_large(table):
+    observed = stuart_maxwell(np.array(table), exact_below=0).statistic
+    statistics = [stuart_maxwell(t, exact_below=0).statistic for t in swapped_tables(table)]
+    brute_force = np.mean([s >= observed * (1 - 1e-9) for s in statistics])
+    res = stuart_maxwell(np.array(table))
+    assert res.method == "stuart-maxwell-exact" and res.statistic == pytest.approx(observed)
+    assert res.pvalue == pytest.approx(brute_force)
+
+
+def size_given_the_discordant_seeds(m01, m02, m12, exact_below=25):
+    """P(p < 5 %) when nothing changed: each pair of categories splits its m seeds Binomial(m, 1/2)."""
+    size = 0.0
+    for x01 in range(m01 + 1):
+        for x02 in range(m02 + 1):
+            for x12 in range(m12 + 1):
+                t = np.array([[9, x01, x02], [m01 - x01, 9, x12], [m02 - x02, m12 - x12, 9]])
+                if stuart_maxwell(t, exact_below).pvalue < ALPHA:
+                    size += binom.pmf(x01, m01, 0.5) * binom.pmf(x02, m02, 0.5) * binom.pmf(x12, m12, 0.5)
+    return size
+
+
+@pytest.mark.parametrize("m", [(4, 0, 0), (5, 0, 0), (9, 0, 0), (0, 6, 0), (3, 2, 4), (5, 1, 2), (8, 0, 7)])
+def test_stuart_maxwell_with_few_discordant_seeds_calls_a_change_at_most_5_percent_of_the_time(m):
+    assert size_given_the_discordant_seeds(*m) <= ALPHA
+
+
+def test_the_chi_square_stuart_maxwell_calls_four_seeds_moving_one_way_a_change():
+    assert size_given_the_discordant_seeds(4, 0, 0, exact_below=0) == pytest.approx(1 / 8)
+
+
 def test_stuart_maxwell_drops_a_category_that_never_changes():
     with_silent_draws = np.array([[10, 0, 5], [0, 20, 0], [3, 0, 7]])
     assert stuart_maxwell(with_silent_draws) == stuart_maxwell(np.array([[10, 5], [3, 7]]))

@@ -29,6 +29,13 @@ three-level outcomes the category order is (loss, draw, win) with scores
     into equal numbers of wins and losses, which leaves the score unchanged.
     Categories with no discordant pairs carry no information and make the
     covariance singular; they are dropped first (df drops with them).
+    With fewer than ``exact_below`` discordant pairs (25, as McNemar's) the
+    p-value is exact, given the discordant pairs: under no change each is as
+    likely (a, b) as (b, a), so each unordered pair of categories splits its
+    m discordant seeds Binomial(m, 1/2), which leaves the statistic's
+    covariance fixed; every split is enumerated (``_stuart_maxwell_exact``).
+    On two categories this is McNemar's exact test; the chi-square p of 3
+    seeds that all moved one way is 0.083, the exact one 0.25.
 - ``mann_whitney(x, y)``: Mann–Whitney U (``scipy.stats.mannwhitneyu``,
   two-sided) for unpaired continuous outcomes (game length, margins), with
   the rank-biserial correlation r = 2 U_x / (n_x n_y) - 1 in [-1, 1]
@@ -163,8 +170,9 @@ def _all_equal(d: float, n: int, level: float) -> tuple[TestResult, Interval]:
     return TestResult(float(n) if d else 0.0, p, "sign-exact" if d else "paired-t", None, d), ci
 
 
-def stuart_maxwell(table: "np.ndarray | list") -> TestResult:
-    """Stuart–Maxwell marginal homogeneity test on a paired ``[k, k]`` table."""
+def stuart_maxwell(table: "np.ndarray | list", exact_below: int = 25) -> TestResult:
+    """Stuart–Maxwell marginal homogeneity test on a paired ``[k, k]`` table
+    (exact when fewer than ``exact_below`` seeds are discordant)."""
     t = _table(table)
     off = t - np.diag(np.diag(t))
     informative = (off.sum(axis=0) + off.sum(axis=1)) > 0
@@ -172,7 +180,36 @@ def stuart_maxwell(table: "np.ndarray | list") -> TestResult:
     if reduced.shape[0] < 2:
         return TestResult(0.0, 1.0, "stuart-maxwell", 0.0)
     res = SquareTable(reduced, shift_zeros=False).homogeneity(method="stuart_maxwell")
-    return TestResult(float(res.statistic), float(res.pvalue), "stuart-maxwell", float(res.df))
+    df = float(res.df)
+    if off.sum() < exact_below:
+        return TestResult(float(res.statistic), _stuart_maxwell_exact(reduced), "stuart-maxwell-exact", df)
+    return TestResult(float(res.statistic), float(res.pvalue), "stuart-maxwell", df)
+
+
+def _stuart_maxwell_exact(t: np.ndarray) -> float:
+    """P(statistic >= observed) over every split of each unordered category pair's
+    discordant seeds, each Binomial(m, 1/2) (the discordant counts given)."""
+    k = t.shape[0]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k) if t[i, j] + t[j, i] > 0]
+    m = np.array([t[i, j] + t[j, i] for i, j in pairs])
+    cov = np.zeros((k, k))
+    for (i, j), mm in zip(pairs, m):
+        cov[[i, j], [i, j]] += mm
+        cov[[i, j], [j, i]] -= mm
+    inverse = np.linalg.inv(cov[:-1, :-1])
+
+    def statistic(splits: np.ndarray) -> np.ndarray:     # splits[:, p] = seeds (i, j) of pair p
+        d = np.zeros((len(splits), k))
+        for p, (i, j) in enumerate(pairs):
+            moved = 2 * splits[:, p] - m[p]
+            d[:, i] += moved
+            d[:, j] -= moved
+        return np.einsum("ni,ij,nj->n", d[:, :-1], inverse, d[:, :-1])
+
+    splits = np.stack([g.ravel() for g in np.meshgrid(*(np.arange(mm + 1) for mm in m), indexing="ij")], axis=1)
+    prob = np.prod([sps.binom.pmf(splits[:, p], m[p], 0.5) for p in range(len(pairs))], axis=0)
+    observed = statistic(np.array([[t[i, j] for i, j in pairs]]))[0]
+    return float(min(1.0, prob[statistic(splits) >= observed * (1 - 1e-9) - 1e-12].sum()))
 
 
 def mann_whitney(x: "np.ndarray | list", y: "np.ndarray | list") -> TestResult:
