@@ -153,7 +153,7 @@ from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
 from sim.jit import kernel
 from sim.params import IDX
-from sim.sleeping import in_rest_ball, sleep_islands
+from sim.sleeping import in_rest_ball, sleep_islands, wake_marked
 
 SETTLED, BUDGET, NAN, ENERGY, RED = 0, 1, 2, 3, 4
 STATUS_NAMES = ("settled", "step_budget", "nan", "energy", "red_contact")
@@ -538,14 +538,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                            disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                            axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
                            feats, touched, cache, key, valid, scratch, act, contact_speed, grp)
-        woke = False
-        for i in range(n):
-            if wake_next[i]:
-                wake_next[i] = 0
-                awake[i] = 1
-                still[i] = 0.0
-                woke = True
-        if woke:
+        if wake_marked(wake_next, awake, still):
             compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                            disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp, sv, push_r, rot,
                            axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals,
@@ -681,14 +674,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                                push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next, hit,
                                depth, normals, feats, touched, cache, key, valid, scratch, act,
                                contact_speed, grp)
-                woke = False
-                for i in range(n):
-                    if wake_next[i]:
-                        wake_next[i] = 0
-                        awake[i] = 1
-                        still[i] = 0.0
-                        woke = True
-                if woke:
+                if wake_marked(wake_next, awake, still):
                     compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spring,
                                    disc_partner, disc_feature, P_sub, field, rim, kin, pushing, sp,
                                    sv, push_r, rot, axis, wp, force, torque, cur, on_mat, wake_next,

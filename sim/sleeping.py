@@ -36,6 +36,20 @@ def in_rest_ball(i, pos, quat, anchor_pos, anchor_quat, a, ball):
 
 
 @kernel
+def wake_marked(wake_next, awake, still):
+    """Wake every body a contact marked in ``wake_next`` (and clear the mark);
+    True if any woke, so the caller recomputes the forces with them awake."""
+    woke = False
+    for i in range(wake_next.shape[0]):
+        if wake_next[i]:
+            wake_next[i] = 0
+            awake[i] = 1
+            still[i] = 0.0
+            woke = True
+    return woke
+
+
+@kernel
 def _root(parent, i):
     while parent[i] != i:
         parent[i] = parent[parent[i]]
