@@ -8,9 +8,9 @@ from ``MONTE_CARLO_TABLES`` random tables with the same margins (scipy's
 ``chi2_contingency`` with a ``MonteCarloMethod``: ``random_table``, Patefield's
 algorithm). The asymptotic p-value is far off for sparse tables: 9 of 12 and
 60 of 60 gives 7.6e-5 (1.6e-3 with Yates' correction) where the exact
-distribution of the same statistic (its four possible tables) gives 3.7e-3. The Monte Carlo p-value is
-never below 1 / (MONTE_CARLO_TABLES + 1); its generator has a fixed seed, so
-the same table always gets the same p-value.
+distribution of the same statistic (its four possible tables) gives 3.7e-3.
+The Monte Carlo p-value is never below 1 / (MONTE_CARLO_TABLES + 1); its
+generator has a fixed seed, so the same table always gets the same p-value.
 
 Outcome columns that no group has are dropped first; a table of fewer than
 two groups or outcomes has no test (``None``).
