@@ -11,11 +11,17 @@ thickness b (m), remanence br (T).  Fields are in tesla.
   eqs. for a finite solenoid, with Bulirsch's ``cel``.  Four ``cel`` calls.
 - ``cylinder_field_at(p, c, n, a, b, br)``: the same at a world point p
   (3-tuples in and out; ``cylinder_field`` is its array form for tests).
+- ``cylinder_potential_local(rho, z, a, b, br)``: the scalar potential psi
+  (T·m) with B = -grad psi outside the magnet: the two faces' charged-disc
+  potentials, each in closed form with K, E and Pi (Durand's result; checked
+  against direct quadrature in the tests), one ``cel_pair`` descent per face.
+  A target charge q (A·m) there has the energy q·psi, as its force is q·B.
 - ``multipole_moments(a, b, br)`` and ``multipole_field_at(p, c, n, q1, q3, q5)``:
   the far-field expansion in axial multipoles l = 1, 3, 5 (the even ones vanish
   by symmetry), B = (1/4π) Σ Q_l [((l+1)P_l + u P_l') r̂ - P_l' n] / r^(l+2),
   u = r̂·n; Q_1 = br·V is μ0 times the dipole moment.  Relative error of the
   truncation ~ (a/r)^6; valid only well outside the magnet (r >> a).
+  ``multipole_potential_at``: their psi = (1/4π) Σ Q_l P_l(u) / r^(l+1).
 
 Points exactly on a rim edge are a logarithmic singularity; the modulus is
 clamped there (the plastic shells keep magnets apart, so it is never met).
@@ -59,6 +65,35 @@ def cylinder_field_local(rho, z, a, b, br):
     return b_rho, b_z
 
 
+@kernel
+def _disc_potential(rho, zeta, a):
+    """∫ dA' / |r - r'| over a unit-density disc of radius a, at (rho, zeta)
+    from its centre (m): 2 [s E(k) + (a² - rho²)/s K(k) + γ zeta²/s Π(n, k)]
+    - 2π|zeta| inside the rim's cylinder (half of it on it), s² = (a + rho)²
+    + zeta², k² = 4 a rho / s², γ = (a - rho)/(a + rho), 1 - n = γ²."""
+    ap = a + rho
+    am = a - rho
+    z2 = zeta * zeta
+    s = math.sqrt(ap * ap + z2)
+    kc = max(math.sqrt((am * am + z2) / (ap * ap + z2)), _KC_MIN)
+    gamma = am / ap
+    c_k = (a * a - rho * rho) / s
+    lam = gamma * z2 / s
+    ek, pi = cel_pair(kc, 1.0, s + c_k, s * kc * kc + c_k, gamma * gamma, lam, lam)
+    value = 2.0 * (ek + pi)
+    if rho < a:
+        value -= 2.0 * math.pi * abs(zeta)
+    elif rho == a:
+        value -= math.pi * abs(zeta)
+    return value
+
+
+@kernel
+def cylinder_potential_local(rho, z, a, b, br):
+    """psi (T·m) of a magnet at (rho, z) in its own frame: B = -grad psi outside it."""
+    return br * _INV_4PI * (_disc_potential(rho, z - b, a) - _disc_potential(rho, z + b, a))
+
+
 @kernel(inline="always")
 def to_cylindrical(p, c, n):
     """World point p in the frame of the magnet (c, n): (radial vector r, rho = |r|, z)."""
@@ -96,14 +131,21 @@ def multipole_moments(a, b, br):
 
 
 @kernel(inline="always")
-def multipole_field_at(p, c, n, q1, q3, q5):
-    """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; 3-tuples in and out."""
+def _legendre_at(p, c, n):
+    """(d = p - c, 1/|d|, u = cos of d's angle to n, u², P3(u), P5(u))."""
     d = sub(p, c)
     inv_r = 1.0 / norm(d)
     u = dot(d, n) * inv_r
     u2 = u * u
     p3 = 0.5 * (5.0 * u2 - 3.0) * u
     p5 = 0.125 * ((63.0 * u2 - 70.0) * u2 + 15.0) * u
+    return d, inv_r, u, u2, p3, p5
+
+
+@kernel(inline="always")
+def multipole_field_at(p, c, n, q1, q3, q5):
+    """B (T) at p of axial multipoles Q1, Q3, Q5 at c on axis n; 3-tuples in and out."""
+    d, inv_r, u, u2, p3, p5 = _legendre_at(p, c, n)
     dp3 = 0.5 * (15.0 * u2 - 3.0)
     dp5 = 0.125 * ((315.0 * u2 - 210.0) * u2 + 15.0)
     inv_r2 = inv_r * inv_r
@@ -113,6 +155,14 @@ def multipole_field_at(p, c, n, q1, q3, q5):
     radial = _INV_4PI * (3.0 * u * s1 + s3 * (4.0 * p3 + u * dp3) + s5 * (6.0 * p5 + u * dp5))
     axial = -_INV_4PI * (s1 + s3 * dp3 + s5 * dp5)
     return axpy(radial * inv_r, d, scale(axial, n))
+
+
+@kernel(inline="always")
+def multipole_potential_at(p, c, n, q1, q3, q5):
+    """psi (T·m) at p of the multipoles of ``multipole_field_at`` (B = -grad psi)."""
+    _, inv_r, u, _, p3, p5 = _legendre_at(p, c, n)
+    inv_r2 = inv_r * inv_r
+    return _INV_4PI * inv_r2 * (q1 * u + inv_r2 * (q3 * p3 + inv_r2 * q5 * p5))
 
 
 def cylinder_field(p, c, n, a, b, br, out):
