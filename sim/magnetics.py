@@ -25,7 +25,8 @@ is the quadrature over j's faces, worst where a face of j passes close to a
 rim edge of i (i's field there varies on the scale of that gap).
 
 Tiers (per pair; neighbouring tiers are blended with a C1 smoothstep across a
-band, so force and torque are continuous and no energy is injected):
+band, so force and torque are continuous, and with the blend's work term, so
+no energy is injected: Conservation):
 
 ===========  ==========================================  ========================
 tier         used when                                   j's faces sampled with
@@ -66,11 +67,24 @@ as for any axially magnetised disc (the sampled one was quadrature error, up
 to ~1 % of |F|·a), forces change by under 1 % (valid poses), and the work
 around a closed loop of poses within one rule is rounding (~1e-7 of the gross
 work with the closed-form field, ~1e-5 with its table; before physics 0.14.0
-1e-4 to 2e-3 for a 45° pair 1-2.5 mm apart). The blends still mix two rules
-without the term (E_sparse - E_dense) grad(w) of the blended energy's
-gradient (it would need i's scalar potential): a loop through a band keeps
-up to ~1 % of the gross work for a 45° pair at 1.5 mm, ~5e-4 at 3.4 mm.
-The term fades in over ``FRAME_TURN_FADE`` (0.5-1 mm of i's centre from j's
+1e-4 to 2e-3 for a 45° pair 1-2.5 mm apart).
+
+Across a blend (of two rules by edge gap, of two tiers by centre distance)
+the energy is E = (1 - w) E_1 + w E_2, and its gradient has, beside the
+blend of the two forces, the term -(E_2 - E_1) grad(w) (``_blend_work``;
+``blend`` 1, physics 0.15.0). Each E is the sampled Σ q psi_i: i's scalar
+potential (``sim.magnetics_fields``, closed form; read from the field
+table beside the field), its multipoles' for the multipole tier, -m_j·B_i
+for point dipoles; computed only inside a band. grad(w) of the centre
+distance is exact; of the edge gap, central differences of the rim-to-face
+distance the gap is between (``_edge_gap_slope``, 12 evaluations): its
+three projection rounds are not converged, so the nearest points'
+direction is up to ~2 % off the gradient of the gap the weight is of. A
+loop of poses through a band then keeps under 3e-5 of the gross work with
+the closed-form field and ~1e-4 with the table (physics 0.14.0: up to 1e-2
+at 1.5 mm, 1e-3 at 3.4 and 7.5 mm; tests/test_physics_magnetics.py), for
+6.8 % more CPU in games' episodes (benchmarks/replay_episodes.py).
+The frame-turn term fades in over ``FRAME_TURN_FADE`` (0.5-1 mm of i's centre from j's
 axis): E's frame is undefined on the axis, where u turns round at once, and
 the full term there (tau ~ |u|, so tau g keeps a finite size while its
 direction jumps) slowed the settling of a tall tower, each disc near its
@@ -102,8 +116,8 @@ import numpy as np
 
 from sim import detmath as dm
 from sim.jit import kernel
-from sim.magnetics_fields import multipole_field_at, multipole_moments
-from sim.magnetics_table import field_at, field_table, no_table
+from sim.magnetics_fields import multipole_field_at, multipole_moments, multipole_potential_at
+from sim.magnetics_table import field_at, field_table, no_table, potential_at
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
 
 MU0 = 4e-7 * math.pi
@@ -118,6 +132,8 @@ MULTIPOLE_DISTANCE = (1.75, 2.0)
 DIPOLE_DISTANCE = (8.0, 10.0)
 # in-plane offsets of i from j's axis (m) across which the frame-turn term fades in (_frame_turn)
 FRAME_TURN_FADE = (0.0005, 0.001)
+# central-difference step of the edge gap's gradient: this share of a in translation, radians in rotation
+EDGE_GAP_STEP = 1e-5
 
 
 def face_rule(n_rho, n_phi):
@@ -218,21 +234,70 @@ def _to_disc(p, centre, m, a):
     return add(centre, v)
 
 
+@kernel(inline="always")
+def _rim_to_face(cs, ns, ct, nt, a, zs, zt):
+    """Distance from the source's rim circle at zs to the target's face disc at zt
+    (m), by three rounds of alternating projection."""
+    rim = axpy(zs, ns, cs)
+    face = axpy(zt, nt, ct)
+    x = _to_circle(face, rim, ns, a)
+    for _ in range(3):
+        x = _to_circle(_to_disc(x, face, nt, a), rim, ns, a)
+    return norm(sub(x, _to_disc(x, face, nt, a)))
+
+
+@kernel
+def _edge_gap_sides(cs, ns, ct, nt, a, b):
+    """(g, zs, zt): the distance from the source's two rim circles to the
+    target's two faces (m), and the rim and face it is between."""
+    best = math.inf
+    best_zs = best_zt = b
+    for zs in (b, -b):
+        for zt in (b, -b):
+            gap = _rim_to_face(cs, ns, ct, nt, a, zs, zt)
+            if gap < best:
+                best, best_zs, best_zt = gap, zs, zt
+    return best, best_zs, best_zt
+
+
 @kernel
 def _edge_gap(cs, ns, ct, nt, a, b):
-    """Distance from the source's two rim circles to the target's two faces (m),
-    by three rounds of alternating projection per circle-face combination."""
-    best = math.inf
-    for zs in (b, -b):
-        rim = axpy(zs, ns, cs)
-        for zt in (b, -b):
-            face = axpy(zt, nt, ct)
-            x = _to_circle(face, rim, ns, a)
-            for _ in range(3):
-                x = _to_circle(_to_disc(x, face, nt, a), rim, ns, a)
-            gap = norm(sub(x, _to_disc(x, face, nt, a)))
-            best = min(best, gap)
-    return best
+    """Distance from the source's two rim circles to the target's two faces (m)."""
+    return _edge_gap_sides(cs, ns, ct, nt, a, b)[0]
+
+
+@kernel
+def _turned(n, axis, angle):
+    """Unit n turned by a small angle about a unit axis (to first order, renormalised)."""
+    m = axpy(angle, cross(axis, n), n)
+    return scale(1.0 / norm(m), m)
+
+
+@kernel
+def _edge_gap_along(cs, ns, ct, nt, a, zs, zt, e):
+    """Central differences of the rim-to-face distance (zs, zt) along the
+    target's translation and rotation about the unit e: (dg/dx, dg/dtheta)."""
+    h = EDGE_GAP_STEP * a
+    t = EDGE_GAP_STEP
+    push = (_rim_to_face(cs, ns, axpy(h, e, ct), nt, a, zs, zt)
+            - _rim_to_face(cs, ns, axpy(-h, e, ct), nt, a, zs, zt)) / (2.0 * h)
+    lever = (_rim_to_face(cs, ns, ct, _turned(nt, e, t), a, zs, zt)
+             - _rim_to_face(cs, ns, ct, _turned(nt, e, -t), a, zs, zt)) / (2.0 * t)
+    return push, lever
+
+
+@kernel
+def _edge_gap_slope(cs, ns, ct, nt, a, zs, zt):
+    """d(edge gap)/d(the target's translation) and d/d(its rotation about its
+    centre), the gap being between the rim at zs and the face at zt: by central
+    differences of the distance the blend weight is of (its three projection
+    rounds are not converged, so the nearest points' direction is off its
+    gradient by up to ~2 %)."""
+    px, lx = _edge_gap_along(cs, ns, ct, nt, a, zs, zt, (1.0, 0.0, 0.0))
+    py, ly = _edge_gap_along(cs, ns, ct, nt, a, zs, zt, (0.0, 1.0, 0.0))
+    pz, lz = _edge_gap_along(cs, ns, ct, nt, a, zs, zt, (0.0, 0.0, 1.0))
+    lever = (lx, ly, lz)
+    return (px, py, pz), in_plane(lever, nt)     # a face disc spun about its axis is the same disc
 
 
 @kernel
@@ -263,9 +328,10 @@ def _frame_turn(ci, cj, nj, force, torque, turn):
 
 
 @kernel
-def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, turn):
+def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, turn, energy=False):
     """i's field on j's sampled face charges, at the rows lo..hi-1 of ``rule``:
-    (F_on_j, T_on_i, T_on_j). (Rows, not a slice of the rule: a slice is an
+    ((F_on_j, T_on_i, T_on_j), E), E the sampled energy Σ q psi_i if
+    ``energy``, else 0. (Rows, not a slice of the rule: a slice is an
     array made per call, which needs numba's reference counting.)
 
     full: i's full field (its ``table``, or the closed form where the table
@@ -275,6 +341,7 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, t
     face_charge = br_j / MU0 * math.pi * a * a
     force = (0.0, 0.0, 0.0)
     torque = (0.0, 0.0, 0.0)
+    work = 0.0
     for sign in (1.0, -1.0):
         face = scale(sign * b, nj)
         for k in range(lo, hi):
@@ -285,16 +352,23 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, t
                 field = field_at(p, ci, ni, a, b, br_i, table)
             else:
                 field = multipole_field_at(p, ci, ni, q1, q3, q5)
-            g = scale(sign * face_charge * rule[k, 3], field)
+            charge = sign * face_charge * rule[k, 3]
+            g = scale(charge, field)
             force = add(force, g)
             torque = add(torque, cross(r, g))
+            if energy:
+                if full:
+                    work += charge * potential_at(p, ci, ni, a, b, br_i, table)
+                else:
+                    work += charge * multipole_potential_at(p, ci, ni, q1, q3, q5)
     force, torque = _frame_turn(ci, cj, nj, force, torque, turn)
-    return _balanced(ci, cj, force, torque)
+    return _balanced(ci, cj, force, torque), work
 
 
 @kernel
 def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
-    """Point dipoles at the centres: F_on_j, T_on_j = m_j × B_i(c_j), balanced T_on_i."""
+    """Point dipoles at the centres: ((F_on_j, T_on_i, T_on_j), E) with T_on_j =
+    m_j × B_i(c_j), balanced T_on_i, E = -m_j · B_i(c_j)."""
     qi = br_i * 2.0 * math.pi * a * a * b            # μ0·|m_i|
     qj = br_j * 2.0 * math.pi * a * a * b
     d = sub(cj, ci)
@@ -308,7 +382,7 @@ def _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j):
     force = scale(s, axpy(ui, nj, axpy(uj, ni, scale(ij - 5.0 * ui * uj, u))))
     h = qi / (4.0 * math.pi) * inv_r * inv_r * inv_r          # B_i(c_j) = h (3 ui u - ni)
     field = scale(h, axpy(3.0 * ui, u, scale(-1.0, ni)))
-    return _balanced(ci, cj, force, scale(qj / MU0, cross(nj, field)))
+    return _balanced(ci, cj, force, scale(qj / MU0, cross(nj, field))), -qj / MU0 * dot(nj, field)
 
 
 @kernel
@@ -320,51 +394,106 @@ def _blend(w, first, second):
 
 
 @kernel
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn):
+def _blend_work(ci, cj, w, dw, first, second, push, lever):
+    """The blend of two results ((F_on_j, T_on_i, T_on_j), E) with weight w, and
+    its energy (1 - w) E_first + w E_second. dw: dw/dx of the blend's variable
+    x; push, lever: dx/d(j's translation) and dx/d(j's rotation about c_j). Its
+    gradient adds -(E_second - E_first) dw grad x, balanced onto i; with dw = 0
+    (or no blend asked), the plain ``_blend``."""
+    mixed = _blend(w, first[0], second[0])
+    work = (1.0 - w) * first[1] + w * second[1]
+    if dw == 0.0:
+        return mixed, work
+    s = -(second[1] - first[1]) * dw
+    extra = _balanced(ci, cj, scale(s, push), scale(s, lever))
+    return (add(mixed[0], extra[0]), add(mixed[1], extra[1]), add(mixed[2], extra[2])), work
+
+
+@kernel
+def _smoothstep_slope(x, lo, hi):
+    """d/dx of ``_smoothstep``."""
+    if x <= lo or x >= hi:
+        return 0.0
+    s = (x - lo) / (hi - lo)
+    return 6.0 * s * (1.0 - s) / (hi - lo)
+
+
+@kernel
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend=0.0, energy=False):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
-    the next sparser one across a band) by the edge gap."""
+    the next sparser one across a band) by the edge gap. ``blend`` 1 adds the
+    blend's energy term (Conservation), with the edge gap's gradient from
+    ``_edge_gap_slope``."""
     if norm(sub(cj, ci)) - 2.0 * math.sqrt(a * a + b * b) >= EDGE_GAP_EDGES[-1, 1] * a * (1.0 + 1e-9):
         g = math.inf    # the edge gap is at least the bounding spheres' gap: beyond the last band
+        zs = zt = b
     else:
-        g = _edge_gap(ci, ni, cj, nj, a, b) / a
+        g, zs, zt = _edge_gap_sides(ci, ni, cj, nj, a, b)
+        g /= a
     k = 0
     while k < EDGE_GAP_EDGES.shape[0] and g >= EDGE_GAP_EDGES[k, 1]:
         k += 1
+    in_band = k < EDGE_GAP_EDGES.shape[0] and g > EDGE_GAP_EDGES[k, 0]
+    work = energy or (in_band and blend != 0.0)
     dense = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k],
-                          NEAR_RULE_STARTS[k + 1], True, table, turn)
-    if k == EDGE_GAP_EDGES.shape[0] or g <= EDGE_GAP_EDGES[k, 0]:
+                          NEAR_RULE_STARTS[k + 1], True, table, turn, work)
+    if not in_band:
         return dense
     sparse = _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, NEAR_RULES, NEAR_RULE_STARTS[k + 1],
-                           NEAR_RULE_STARTS[k + 2], True, table, turn)
-    return _blend(_smoothstep(g, EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]), dense, sparse)
+                           NEAR_RULE_STARTS[k + 2], True, table, turn, work)
+    lo, hi = EDGE_GAP_EDGES[k, 0], EDGE_GAP_EDGES[k, 1]
+    dw = blend * _smoothstep_slope(g, lo, hi) / a
+    push = lever = (0.0, 0.0, 0.0)
+    if dw != 0.0:
+        push, lever = _edge_gap_slope(ci, ni, cj, nj, a, zs, zt)
+    return _blend_work(ci, cj, _smoothstep(g, lo, hi), dw, dense, sparse, push, lever)
 
 
 @kernel
-def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn):
-    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, 0, RULE_FAR.shape[0], False, table, turn)
+def _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, energy=False):
+    return _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, RULE_FAR, 0, RULE_FAR.shape[0], False, table, turn,
+                         energy)
 
 
 @kernel
-def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0):
-    """The tier chosen by centre distance (see the module docstring)."""
+def _distance_blend(ci, cj, a, d, band, blend, first, second):
+    """``_blend_work`` across a band of centre distance d (in diameters)."""
+    dw = blend * _smoothstep_slope(d, band[0], band[1]) / (2.0 * a)
+    e = sub(cj, ci)
+    e = scale(1.0 / norm(e), e)
+    return _blend_work(ci, cj, _smoothstep(d, band[0], band[1]), dw, first, second, e, (0.0, 0.0, 0.0))
+
+
+@kernel
+def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0, blend=1.0):
+    """The tier chosen by centre distance (see the module docstring), and the
+    pair's energy where it was computed (inside blend bands, and for point
+    dipoles; else 0)."""
     d = norm(sub(cj, ci)) / (2.0 * a)
+    need = blend != 0.0
     if d >= DIPOLE_DISTANCE[1]:
         return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
     if d >= DIPOLE_DISTANCE[0]:
-        return _blend(_smoothstep(d, DIPOLE_DISTANCE[0], DIPOLE_DISTANCE[1]),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn),
-                      _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
+        return _distance_blend(ci, cj, a, d, DIPOLE_DISTANCE, blend,
+                               _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, need),
+                               _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
     if d >= MULTIPOLE_DISTANCE[1]:
         return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
     if d >= MULTIPOLE_DISTANCE[0]:
-        return _blend(_smoothstep(d, MULTIPOLE_DISTANCE[0], MULTIPOLE_DISTANCE[1]),
-                      _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn),
-                      _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn))
-    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
+        return _distance_blend(ci, cj, a, d, MULTIPOLE_DISTANCE, blend,
+                               _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend, need),
+                               _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, need))
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend)
 
 
 @kernel
-def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out, turn=1.0):
+def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0, blend=1.0):
+    """(F_on_j, T_on_i, T_on_j) of ``_pair_work``."""
+    return _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend)[0]
+
+
+@kernel
+def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out, turn=1.0, blend=1.0):
     """Magnetic interaction of magnet i on magnet j (and back).
 
     ci, cj: float64[3] magnet centres (m); ni, nj: float64[3] unit axes pointing
@@ -375,15 +504,17 @@ def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out,
     ``no_table()`` for the closed form everywhere); out: float64[9] written with
     F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m;
     turn: 1 adds the work of the sampling frame's turn (Conservation), 0 leaves
-    it out (physics 0.13.1, ``PhysicsParams.frame_turn``).
+    it out (physics 0.13.1, ``PhysicsParams.frame_turn``); blend: 1 adds the
+    work of the blends between tiers and rules (Conservation), 0 leaves it out
+    (physics 0.14.0, ``PhysicsParams.blend_work``).
     Force on i is -F_on_j exactly."""
-    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, turn)
+    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, turn, blend)
     for v in range(3):
         for k in range(3):
             out[3 * v + k] = result[v][k]
 
 
-def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j, exact=False):
+def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j, exact=False, blend=1.0):
     """Convenience for tests: (F_on_j, T_on_i, T_on_j) as three float64[3]
     arrays; the source field from its table, or in closed form if ``exact``."""
     out = np.empty(9)
@@ -391,6 +522,6 @@ def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j, exact=Fa
     pair_force_torque(
         np.asarray(ci, dtype=np.float64), np.asarray(ni, dtype=np.float64),
         np.asarray(cj, dtype=np.float64), np.asarray(nj, dtype=np.float64),
-        float(radius), float(thickness), float(br_i), float(br_j), table, out,
+        float(radius), float(thickness), float(br_i), float(br_j), table, out, 1.0, float(blend),
     )
     return out[0:3].copy(), out[3:6].copy(), out[6:9].copy()

@@ -156,6 +156,7 @@ class PhysicsParams(BaseModel):
     far_dipole: float = Field(0.12, ge=0.0, description="far pairs closer than this (m) get their dipole term every step and hold only the rest of their result (sim.forces, Split; 0: off, physics 0.11.0)")
     contact_skirt: float = Field(0.003, ge=0.0, description="a rim point inside a disc stays pushed out through the surface it entered by until it is out of that surface bent away past its edge on a quarter circle of this radius, m (sim.contacts, Skirt; 0: dropped at the edge, physics 0.12.1)")
     frame_turn: bool = Field(True, description="the magnetic kernel adds the work of its sampling frame turning with the pose, so a pair is conservative within a rule and no torque spins a disc about its axis (sim.magnetics, Conservation; False: physics 0.13.1)")
+    blend_work: bool = Field(True, description="the magnetic kernel's blends between sampling rules and tiers add the work of their weight changing with the pose, so a pair is conservative across them too (sim.magnetics, Conservation; False: physics 0.14.0)")
     settle_budget_s: float = Field(4.0, description="simulated seconds before step_budget")
     max_speed: float = Field(10.0, description="speed above which energy runs away, m/s")
 
@@ -181,6 +182,6 @@ PACKED = [
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
-    "contact_skirt", "frame_turn",
+    "contact_skirt", "frame_turn", "blend_work",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}

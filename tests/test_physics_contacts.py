@@ -192,7 +192,7 @@ def test_a_split_far_pair_serves_its_held_remainder_plus_the_dipole_term_of_the_
         return out
 
     def dipole(d, nj):
-        return np.concatenate(_dipole_pair((0.0, 0.0, 0.0), tuple(axis[0]), tuple(d), tuple(nj), a, b, p.br, p.br))
+        return np.concatenate(_dipole_pair((0.0, 0.0, 0.0), tuple(axis[0]), tuple(d), tuple(nj), a, b, p.br, p.br)[0])
 
     d0 = pos[1] - pos[0]
     _recompute_led(0, 1, *d0, d0 @ d0, pos, axis, rot, vel, omega, br, a, p.magnet_thickness, table, cache, key,

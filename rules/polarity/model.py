@@ -85,6 +85,8 @@ class PolarityRules(RulesBase):
         None, ge=0.0, description="physics: a rim point pressed into a disc stays pushed out through the surface it entered by, bent away past its edge on a quarter circle of this radius (m), until it is out; unset = the core's 0.003; 0 = physics 0.12.1 (a snap's impacts lose energy)")
     frame_turn: bool = Field(
         True, description="physics: the magnetic kernel adds the work of its sampling frame turning with the pose (conservative within a rule, no torque about a disc's own axis); false = physics 0.13.1")
+    blend_work: bool = Field(
+        True, description="physics: the magnetic kernel's blends between sampling rules and tiers add the work of their weight changing with the pose (conservative across them); false = physics 0.14.0")
 
     @model_validator(mode="after")
     def _a_disc_left_after_setup(self) -> "PolarityRules":

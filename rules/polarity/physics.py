@@ -15,7 +15,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``far_dipole`` 0, physics 0.11.0: a far pair's whole result held, not only
   what it has beyond its dipole term; ``contact_skirt`` 0, physics 0.12.1;
   ``frame_turn`` false, physics 0.13.1: the magnetic kernel's samples
-  turn with the pose without the work that turn does);
+  turn with the pose without the work that turn does; ``blend_work`` false,
+  physics 0.14.0: the kernel's blends between sampling rules and tiers
+  without the work of their weight);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -48,6 +50,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 15, 0), "blend_work", False),
     ((0, 14, 0), "frame_turn", False),
     ((0, 13, 0), "contact_skirt", 0.0),
     ((0, 12, 0), "far_dipole", 0.0),
@@ -96,6 +99,8 @@ def physics_params(rules):
         update["contact_skirt"] = rules.contact_skirt
     if not rules.frame_turn:
         update["frame_turn"] = False
+    if not rules.blend_work:
+        update["blend_work"] = False
     return base.model_copy(update=update)
 
 
