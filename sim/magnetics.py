@@ -120,7 +120,7 @@ import numpy as np
 from sim import detmath as dm
 from sim.jit import kernel
 from sim.magnetics_fields import multipole_field_at, multipole_moments, multipole_potential_at
-from sim.magnetics_table import field_at, field_table, no_table, potential_at
+from sim.magnetics_table import field_and_potential_at, field_at, field_table, no_table
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
 
 MU0 = 4e-7 * math.pi
@@ -351,19 +351,19 @@ def _sampled_pair(ci, ni, cj, nj, a, b, br_i, br_j, rule, lo, hi, full, table, t
             rho = a * rule[k, 0]
             r = axpy(rho * rule[k, 1], e, axpy(rho * rule[k, 2], f, face))
             p = add(cj, r)
-            if full:
+            charge = sign * face_charge * rule[k, 3]
+            if full and energy:
+                field, psi = field_and_potential_at(p, ci, ni, a, b, br_i, table)
+                work += charge * psi
+            elif full:
                 field = field_at(p, ci, ni, a, b, br_i, table)
             else:
                 field = multipole_field_at(p, ci, ni, q1, q3, q5)
-            charge = sign * face_charge * rule[k, 3]
+                if energy:
+                    work += charge * multipole_potential_at(p, ci, ni, q1, q3, q5)
             g = scale(charge, field)
             force = add(force, g)
             torque = add(torque, cross(r, g))
-            if energy:
-                if full:
-                    work += charge * potential_at(p, ci, ni, a, b, br_i, table)
-                else:
-                    work += charge * multipole_potential_at(p, ci, ni, q1, q3, q5)
     force, torque = _frame_turn(ci, cj, nj, force, torque, turn)
     return _balanced(ci, cj, force, torque), work
 
@@ -422,7 +422,7 @@ def _smoothstep_slope(x, lo, hi):
 
 
 @kernel
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend=0.0, energy=False):
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend=1.0, energy=False):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap. ``blend`` 1 adds the
     blend's energy term (Conservation), with the edge gap's gradient from

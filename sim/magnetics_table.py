@@ -37,7 +37,7 @@ smallest cell) from a coordinate to the cell it starts in; at most one node
 lies inside a bucket, so one comparison finishes the search.
 
 The table also holds the scalar potential psi (B = -grad psi outside the
-magnet, ``cylinder_potential_local``; odd in z), read by ``potential_at``
+magnet, ``cylinder_potential_local``; odd in z), read by ``field_and_potential_at``
 for the energies the pair kernel's blends need (sim.magnetics, Conservation).
 It is interpolated to third order with the tabulated field as its gradient
 (``_corner``): the blends' work term multiplies a difference of two rules'
@@ -199,10 +199,9 @@ def _corner(values, i, k, du, dv):
 
 
 @kernel(inline="always")
-def potential_at(p, c, n, a, b, br, table):
-    """psi (T·m) at world point p of the magnet (c, n, a, b, br), B = -grad psi
-    outside it: from the table when it is this magnet's and covers p, else exact."""
-    r, rho, z = to_cylindrical(p, c, n)
+def _potential_local(rho, z, a, b, br, table):
+    """psi (T·m) at (rho, z) of a magnet (a, b, br) in its own frame: from the
+    table when it is this magnet's and covers the point, else exact."""
     zeta = abs(z)
     if not _covers(rho, zeta, a, b, table):
         return cylinder_potential_local(rho, z, a, b, br)
@@ -214,3 +213,18 @@ def potential_at(p, c, n, a, b, br, table):
            + s * ((1.0 - t) * _corner(values, i + 1, k, u1, v0) + t * _corner(values, i + 1, k + 1, u1, v1)))
     return -br * psi if z < 0.0 else br * psi
 
+
+@kernel(inline="always")
+def potential_at(p, c, n, a, b, br, table):
+    """psi (T·m) at world point p of the magnet (c, n, a, b, br), B = -grad psi
+    outside it: from the table when it is this magnet's and covers p, else exact."""
+    _, rho, z = to_cylindrical(p, c, n)
+    return _potential_local(rho, z, a, b, br, table)
+
+
+@kernel(inline="always")
+def field_and_potential_at(p, c, n, a, b, br, table):
+    """(``field_at``, ``potential_at``) at p, the point put in the magnet's frame once."""
+    r, rho, z = to_cylindrical(p, c, n)
+    b_rho, b_z = field_local(rho, z, a, b, br, table)
+    return from_cylindrical(b_rho, b_z, r, rho, n), _potential_local(rho, z, a, b, br, table)
