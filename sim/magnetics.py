@@ -83,7 +83,7 @@ direction is up to ~2 % off the gradient of the gap the weight is of. A
 loop of poses through a band then keeps under 3e-5 of the gross work with
 the closed-form field and ~1e-4 with the table (physics 0.14.0: up to 1e-2
 at 1.5 mm, 1e-3 at 3.4 and 7.5 mm; tests/test_physics_magnetics.py), for
-6.8 % more CPU in games' episodes (benchmarks/replay_episodes.py).
+~7 % more CPU in games' episodes (benchmarks/replay_episodes.py).
 The frame-turn term fades in over ``FRAME_TURN_FADE`` (0.5-1 mm of i's centre from j's
 axis): E's frame is undefined on the axis, where u turns round at once, and
 the full term there (tau ~ |u|, so tau g keeps a finite size while its
@@ -101,7 +101,7 @@ one diameter 1.9 / 5.4 µs, multipole ~0.4 µs, dipole ~0.06 µs (with numba's
 reference counting, 2026-12-01: 10.7 / 34, 5.4 / 15, 3.4 / 9.1, 0.8, 0.2).
 The blends' work term (0.15.0) costs within the noise of these random poses
 (session 31, runs alternating blend 0 and 1: near contact 9.1-13.3 against
-10.2-10.4 µs); in games' episodes, where pairs dwell in bands, 6.8 % of the
+10.2-10.4 µs); in games' episodes, where pairs dwell in bands, ~7 % of the
 CPU. The shells keep real magnets ≥ ~2 mm apart.
 
 Units: metres, tesla, newtons, newton-metres.  Arrays: centres and axes
