@@ -570,9 +570,10 @@ def test_no_work_is_gained_around_a_loop_of_poses_through_a_rule_band(gap, band)
     assert max(bare) > 20 * max(shares), (bare, shares)
 
 
-def test_the_blend_work_term_vanishes_outside_the_bands_and_at_their_edges():
-    """Within one rule the term is absent (bit for bit the bare kernel), and at a
-    band's edges its weight's slope is 0, so force and torque stay continuous."""
+def test_the_blend_work_term_is_added_inside_a_band_only():
+    """Within one rule the term is absent (bit for bit the bare kernel); inside a
+    band it moves the force. (At a band's edges its weight's slope is 0: the
+    continuity tests above run the kernel with the term.)"""
     for gap in (0.0020, 0.0050):
         cj, nj = tilted_45(gap)
         with_term = mag.pair_force_torque_py(np.zeros(3), Z, cj, nj, RADIUS, THICKNESS, BR, BR)
