@@ -87,6 +87,27 @@ two-disc stack, in an episode of seed 2026, rocks at 2-7 mm/s with it and rests 
 over four sets (1,900 episodes; -5 % to +24 % a set) and ran 17 episodes to
 the step budget against 11.
 
+Momentum (``reuse_momentum``, physics 0.16.0): a result served anywhere but
+at the pose it was computed at (reused a little way on, or computed ahead by
+the lead) is served with its force on j and torque on j and the torque on i
+re-derived where the pair is, -(T_j + d x F), as split pairs always were
+(``_balance_torque_on_i``). Served with its own torque on i, it was off by
+(d - d_key) x F (up to ~2 um x 6 N at contact): a torque whose work whenever
+the pair turned, as one piece or not, went one way more than the other. A
+leaner snapping onto its host with friction and damping off gained energy
+over a second: final drift +1.0 % of the peak kinetic energy on average over
+eight releases (-0.1 to +2.2 %; with the tolerances 4x wider +3.3 % on
+average, each release +2.4 to +4.6 %); re-derived, -0.1 % on average over the
+same eight (+0.1 over sixteen; 4x wider +1.1 %), the spread of a run without
+any reuse (sixteen releases, final drift -2.8 to +3.5 %: what is left is not
+the reuse, docs/MEASUREMENTS.md, physics 0.16.0). A served result then keeps
+angular momentum to rounding, and a pair turning as one piece does no work.
+Cost: a cross product a served pair; the episodes of 14 games replayed, 3 %
+less CPU (3.4 % fewer body steps); 160 paired standard games, no significant
+change, 5 % fewer physics steps a turn and 61 episodes run to the step budget
+instead of 99 (docs/MEASUREMENTS.md). ``reuse_momentum`` False is physics
+0.15.0 bit for bit.
+
 Arrays: pos [n,3], axis [n,3] (face normal = magnetic axis), br [n],
 force/torque accumulators [n,3]; torques about each body's centre.
 """
@@ -110,7 +131,7 @@ def new_cache(n: int):
 
 @kernel
 def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, key, valid,
-                reuse_pos, reuse_axis, reuse_far, reuse_rel, split=0.0, turn=1.0, blend=1.0):
+                reuse_pos, reuse_axis, reuse_far, reuse_rel, split=0.0, turn=1.0, blend=1.0, momentum=1.0):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
     frame) unless the stored one is still good; False (nothing) beyond ``far``.
     The step's pair loops (``magnetic_movers``, ``magnetic_on``) spell these
@@ -121,7 +142,7 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, 
     if not within:
         return False
     if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
-                   reuse_far, reuse_rel, br, radius, thickness):
+                   reuse_far, reuse_rel, br, radius, thickness, momentum):
         _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
                    valid, reuse_far, split, turn, blend)
     return True
@@ -137,7 +158,7 @@ def _pair_within(i, j, pos, far):
 
 @kernel(inline="always")
 def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
-            reuse_far, reuse_rel, br, radius, thickness):
+            reuse_far, reuse_rel, br, radius, thickness, momentum=1.0):
     """True if the stored result of pair (i, j), centres d apart (dd = |d|^2),
     still holds; a near pair's is then rotated into cache[i, j].
 
@@ -145,7 +166,9 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
     function as big as the two together, and a call with this many array
     arguments costs ~50 ns, more than the test itself (a mid-game step makes
     ~25 such tests per awake body). A split far pair's result is its held
-    remainder plus the dipole term at the pose of the moment (Split)."""
+    remainder plus the dipole term at the pose of the moment (Split); with
+    ``momentum`` on, any served result's torque on i is re-derived at the pose
+    of the moment (Momentum)."""
     if dd >= reuse_far * reuse_far:          # far: world-frame key, relative tolerance
         if valid[i, j] != WORLD_KEY and valid[i, j] != WORLD_SPLIT:
             return False
@@ -162,6 +185,8 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
             d = (d0, d1, d2)
             _serve_split(i, j, d, _dipole_term(i, j, d, vec(axis[i]), vec(axis[j]), br, radius, thickness),
                          cache, key)
+        elif momentum > 0.0:
+            _balance_torque_on_i(i, j, (d0, d1, d2), cache)
         return True
     if valid[i, j] != BODY_KEY:
         return False
@@ -177,6 +202,8 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
             cache[i, j, 3 * v + r] = (rot[i, r, 0] * key[i, j, 6 + 3 * v]
                                       + rot[i, r, 1] * key[i, j, 7 + 3 * v]
                                       + rot[i, r, 2] * key[i, j, 8 + 3 * v])
+    if momentum > 0.0:
+        _balance_torque_on_i(i, j, (d0, d1, d2), cache)
     return True
 
 
@@ -205,6 +232,13 @@ def _serve_split(i, j, d, dip, cache, key):
     for v in (0, 2):
         for k in range(3):
             cache[i, j, 3 * v + k] = key[i, j, SPLIT + 3 * v + k] + dip[v][k]
+    _balance_torque_on_i(i, j, d, cache)
+
+
+@kernel(inline="always")
+def _balance_torque_on_i(i, j, d, cache):
+    """cache[i, j]'s torque on i = -(T_on_j + d x F_on_j) at c_j - c_i = d: a result
+    served at a pose other than its own then keeps angular momentum to rounding."""
     f = (cache[i, j, 0], cache[i, j, 1], cache[i, j, 2])
     t_i = scale(-1.0, axpy(1.0, (cache[i, j, 6], cache[i, j, 7], cache[i, j, 8]), cross(d, f)))
     for k in range(3):
@@ -243,7 +277,8 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, tabl
 
 @kernel
 def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness, table, cache,
-                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead, split=0.0, turn=1.0, blend=1.0):
+                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead, split=0.0, turn=1.0, blend=1.0,
+                   momentum=1.0):
     """``_recompute`` at the pose the pair will reach, moving as it moves now,
     ``lead`` of the way to where its result stops being reused (see Lead); with
     ``lead`` 0, a zero tolerance or a pair at rest, bit for bit ``_recompute``.
@@ -277,6 +312,8 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
     result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table, turn, blend)
     _store(i, j, result, cache)
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
+    if speed > 0.0 and momentum > 0.0:  # served at the pose of the moment, not the led one
+        _balance_torque_on_i(i, j, (d0, d1, d2), cache)
     if split_now:               # not led: (d, ni, nj) is the pose of the moment
         dip = _dipole_term(i, j, d, ni, nj, br, radius, thickness)
         _hold_remainder(i, j, result, dip, key, valid)
@@ -307,7 +344,7 @@ def _keep(i, j, d, ni, nj, far, rot, cache, key, valid):
 @njit(cache=True, fastmath=False)
 def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0, split=0.0,
-                 turn=1.0, blend=1.0):
+                 turn=1.0, blend=1.0, momentum=1.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
     sleeper moves nobody, so it is skipped). Allocates its work list; the
@@ -317,13 +354,13 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     still = np.zeros_like(pos)
     magnetic_movers(pos, axis, rot, still, still, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, 0.0, movers, grp, split,
-                    turn, blend)
+                    turn, blend, momentum)
 
 
 @kernel
 def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp,
-                    split=0.0, turn=1.0, blend=1.0):
+                    split=0.0, turn=1.0, blend=1.0, momentum=1.0):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
     instead of every body (O(awake x n), not O(n^2), per step). Pairs within
@@ -346,10 +383,10 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
             if not within:
                 continue
             if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                           reuse_axis, reuse_far, reuse_rel, br, radius, thickness):
+                           reuse_axis, reuse_far, reuse_rel, br, radius, thickness, momentum):
                 _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness,
                                table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead,
-                               split, turn, blend)
+                               split, turn, blend, momentum)
             for k in range(3):
                 force[j, k] += cache[i, j, k]
                 force[i, k] -= cache[i, j, k]
@@ -359,7 +396,8 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
 
 @kernel
 def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache, key,
-                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0, split=0.0, turn=1.0, blend=1.0):
+                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0, split=0.0, turn=1.0, blend=1.0,
+                momentum=1.0):
     """Total magnetic force and torque on body i from every live body."""
     for k in range(6):
         out6[k] = 0.0
@@ -371,7 +409,7 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
         if not within:
             continue
         if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
-                       reuse_axis, reuse_far, reuse_rel, br, radius, thickness):
+                       reuse_axis, reuse_far, reuse_rel, br, radius, thickness, momentum):
             _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
                        cache, key, valid, reuse_far, split, turn, blend)
         for k in range(3):
@@ -401,6 +439,6 @@ def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     for i in range(n):
         if live[i] and not awake[i]:
             magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache,
-                        key, valid, _SAME_POSE, _SAME_POSE, 0.0, 0.0, 0.0, turn, blend)
+                        key, valid, _SAME_POSE, _SAME_POSE, 0.0, 0.0, 0.0, turn, blend, 0.0)
             fref[i, :] = out6
 

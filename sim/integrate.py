@@ -171,7 +171,7 @@ _COAST, _TOWER_HOLD = IDX["coast"], IDX["tower_hold"]
 _BALL = IDX["rest_ball"]
 _COMPOUND = IDX["compound"]
 _SPLIT = IDX["far_dipole"]
-_TURN, _BLEND = IDX["frame_turn"], IDX["blend_work"]
+_TURN, _BLEND, _MOMENTUM = IDX["frame_turn"], IDX["blend_work"], IDX["reuse_momentum"]
 _SUBS, _VSUB = IDX["contact_substeps"], IDX["contact_substep_speed"]
 
 
@@ -319,7 +319,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             force[i, 2] -= m * g
     magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], P[_REUSE_L],
-                    act, grp, P[_SPLIT], P[_TURN], P[_BLEND])
+                    act, grp, P[_SPLIT], P[_TURN], P[_BLEND], P[_MOMENTUM])
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -593,7 +593,8 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
                 magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
-                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND])
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND],
+                            P[_MOMENTUM])
                 for c in range(6):
                     fref[i, c] = out6[c]
         if step % wake_every == 0:
@@ -614,7 +615,8 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                 if not close:
                     continue
                 magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
-                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND])
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND],
+                            P[_MOMENTUM])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)
                 if ((df > wake_f or dtq > wake_f * a) and not flat_holds(i, axis, out6, P)

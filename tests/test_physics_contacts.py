@@ -132,7 +132,9 @@ def test_near_pair_moved_as_one_piece_reuses_its_result_rotated_along():
 @pytest.mark.parametrize("gap", [0.08, 0.04])          # a far pair (world key) and a near one (body key)
 def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pose(gap):
     """``reuse_lead``: the result of a pair moving apart is the kernel's at the
-    pose 0.9 of a tolerance ahead, reused until the pair is a tolerance past it."""
+    pose 0.9 of a tolerance ahead, reused until the pair is a tolerance past it;
+    served where the pair is, its torque on i keeps angular momentum there
+    (``reuse_momentum``)."""
     from sim.forces import _recompute_led, _reused, new_cache
     from sim.magnetics import pair_force_torque
 
@@ -159,6 +161,7 @@ def test_a_moving_pair_is_computed_ahead_and_served_from_behind_to_past_that_pos
     ahead = np.zeros(9)
     pair_force_torque(pos[0], axis[0], pos[1] + (p.reuse_lead * tol, 0, 0), axis[1], p.magnet_radius,
                       p.magnet_thickness, p.br, p.br, table, ahead)
+    ahead[3:6] = -(ahead[6:9] + np.cross(d, ahead[:3]))
     assert np.abs(cache[0, 1] - ahead).max() <= 1e-12 * np.abs(ahead).max()
     lead = p.reuse_lead * tol
     assert served(0.0) and served(lead) and served(lead + 0.99 * tol)

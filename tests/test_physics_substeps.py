@@ -37,7 +37,8 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
 
 
 @pytest.mark.parametrize("version, reference", [
-    ("0.14.0", selfcheck.REFERENCE_0_14_0), ("0.13.1", selfcheck.REFERENCE_0_13_1),
+    ("0.15.0", selfcheck.REFERENCE_0_15_0), ("0.14.0", selfcheck.REFERENCE_0_14_0),
+    ("0.13.1", selfcheck.REFERENCE_0_13_1),
     ("0.12.1", selfcheck.REFERENCE_0_12_1),
     ("0.11.0", selfcheck.REFERENCE_0_11_0), ("0.10.0", selfcheck.REFERENCE_0_10_0),
     ("0.9.0", selfcheck.REFERENCE_0_9_0), ("0.7.0", selfcheck.REFERENCE_0_7_0),
@@ -47,6 +48,6 @@ def test_the_knobs_that_restore_an_older_physics_play_its_games_bit_for_bit(vers
     an older physics (what ``polsim replay`` sets for a run made with it), print the
     digest that physics printed (recorded there): e.g. 0.6.0 with the sub-steps off,
     towers tested disc by disc, no compound bodies, results computed where the pair is,
-    far pairs held whole, no skirt, the kernel's frame held and its blends without
-    their weight's work."""
+    far pairs held whole, no skirt, the kernel's frame held, its blends without
+    their weight's work and reused results served with their own pose's torque."""
     assert selfcheck.fingerprint(**physics_restores(version)) == reference

@@ -17,7 +17,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   ``frame_turn`` false, physics 0.13.1: the magnetic kernel's samples
   turn with the pose without the work that turn does; ``blend_work`` false,
   physics 0.14.0: the kernel's blends between sampling rules and tiers
-  without the work of their weight);
+  without the work of their weight; ``reuse_momentum`` false, physics 0.15.0:
+  a reused pair result served with the torque of the pose it was computed at);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -50,6 +51,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 16, 0), "reuse_momentum", False),
     ((0, 15, 0), "blend_work", False),
     ((0, 14, 0), "frame_turn", False),
     ((0, 13, 0), "contact_skirt", 0.0),
@@ -101,6 +103,8 @@ def physics_params(rules):
         update["frame_turn"] = False
     if not rules.blend_work:
         update["blend_work"] = False
+    if not rules.reuse_momentum:
+        update["reuse_momentum"] = False
     return base.model_copy(update=update)
 
 
