@@ -198,6 +198,8 @@ def _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse
     if dp >= reuse_pos * reuse_pos or db >= reuse_axis * reuse_axis:
         return False
     for v in range(3):
+        if v == 1 and momentum > 0.0:
+            continue                # the torque on i: re-derived where the pair is, below
         for r in range(3):
             cache[i, j, 3 * v + r] = (rot[i, r, 0] * key[i, j, 6 + 3 * v]
                                       + rot[i, r, 1] * key[i, j, 7 + 3 * v]
