@@ -585,6 +585,45 @@ def test_the_blend_work_term_is_added_inside_a_band_only():
     assert not np.array_equal(with_term[0], bare[0])
 
 
+def _edge_gap_slopes_in_bands(count: int, seed: int = 1) -> list[float]:
+    """|d(edge gap)/d(j's translation)| as the blend's work term takes it (central
+    differences, ``_edge_gap_slope``) at ``count`` random poses whose edge gap is
+    inside a rule band: j anywhere within 45 mm of i's centre, any tilt."""
+    rng = np.random.default_rng(seed)
+    b, slopes = 0.5 * THICKNESS, []
+    while len(slopes) < count:
+        tilt, az, az2 = rng.uniform(0, np.pi), rng.uniform(0, 2 * np.pi), rng.uniform(0, 2 * np.pi)
+        nj = (float(np.sin(tilt) * np.cos(az)), float(np.sin(tilt) * np.sin(az)), float(np.cos(tilt)))
+        off = rng.uniform(0, 0.045)
+        cj = (float(off * np.cos(az2)), float(off * np.sin(az2)), float(rng.uniform(-0.03, 0.03)))
+        ci, ni = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+        g, zs, zt = mag._edge_gap_sides(ci, ni, cj, nj, RADIUS, b)
+        if any(lo < g / RADIUS < hi for lo, hi in mag.EDGE_GAP_EDGES):
+            slopes.append(float(np.linalg.norm(mag._edge_gap_slope(ci, ni, cj, nj, RADIUS, zs, zt)[0])))
+    return slopes
+
+
+@pytest.mark.xfail(strict=True, reason="the edge gap's three projection rounds are not a smooth function of the "
+                                       "pose: |grad g| up to ~400 at 7 % of band poses (session 32)")
+def test_the_edge_gap_slope_of_the_blend_work_term_is_a_gradient():
+    """The blend's work term (physics 0.15.0) is -(E_2 - E_1) dw/dg grad g, grad g by
+    central differences of the rim-to-face distance the gap is between. A distance
+    moves no faster than the pose, so |dg/dx| <= 1 wherever it is differentiable.
+    The gap's three rounds of alternating projection start from the projection of
+    the face's centre on the rim; for a pair nearly coaxial and tilted they stop far
+    from the nearest points and the result swings with the pose: of the game's
+    magnets (a = 13 mm), 115 of 1,696 random band poses have |dg/dx| > 1.01, the
+    largest 395 (here, a = 12.5 mm: 14 of 300, the largest 11; session 32), and there
+    the term is a spurious force (a leaner tumbling over its host, 8 deg apart and
+    0.26 mm off axis: 12 N where the pair's force is 1 N; it took 8.6 % of the
+    peak kinetic energy from a frictionless snap in two steps, docs/MEASUREMENTS.md,
+    physics 0.16.0). Against a dense scan of the rim the three rounds overestimate
+    the gap by more than 1e-3 a at 60 % of poses below 0.7 a (p99 0.37 a). The gap
+    needs converged nearest points (then this test passes)."""
+    slopes = _edge_gap_slopes_in_bands(300)
+    assert max(slopes) <= 1.0 + 1e-6, (sum(s > 1.01 for s in slopes), max(slopes))
+
+
 @pytest.mark.parametrize("gap", [0.0020, 0.0023, 0.0026])
 def test_no_work_is_gained_around_a_loop_of_poses_within_one_rule(gap):
     """Moving and tilting j around closed loops 2-2.6 mm from i, all within the
