@@ -103,10 +103,10 @@ any reuse (sixteen releases, final drift -2.8 to +3.5 %: what is left is not
 the reuse, docs/MEASUREMENTS.md, physics 0.16.0). A served result then keeps
 angular momentum to rounding, and a pair turning as one piece does no work.
 Cost: a cross product a served pair; the episodes of 14 games replayed, 3 %
-less CPU (3.4 % fewer body steps); 160 paired standard games, no significant
-change, 5 % fewer physics steps a turn and 61 episodes run to the step budget
-instead of 99 (docs/MEASUREMENTS.md). ``reuse_momentum`` False is physics
-0.15.0 bit for bit.
+less CPU (3.4 % fewer body steps); 2 x 160 paired standard games, no
+significant change, 122 episodes run to the step budget instead of 181
+(docs/MEASUREMENTS.md). ``reuse_momentum`` False is physics 0.15.0 bit for
+bit.
 
 Arrays: pos [n,3], axis [n,3] (face normal = magnetic axis), br [n],
 force/torque accumulators [n,3]; torques about each body's centre.
