@@ -166,7 +166,12 @@ def field_local(rho, z, a, b, br, table):
     if not _covers(rho, zeta, a, b, table):
         return cylinder_field_local(rho, z, a, b, br)
     i, k, s, t = _locate(rho, zeta, table)
-    values = table[6]
+    return _field_in_cell(table[6], i, k, s, t, z, br)
+
+
+@kernel(inline="always")
+def _field_in_cell(values, i, k, s, t, z, br):
+    """``field_local`` from the cell (i, k) at (s, t) across it (``_locate``)."""
     w00 = (1.0 - s) * (1.0 - t)
     w01 = (1.0 - s) * t
     w10 = s * (1.0 - t)
@@ -206,6 +211,12 @@ def _potential_local(rho, z, a, b, br, table):
     if not _covers(rho, zeta, a, b, table):
         return cylinder_potential_local(rho, z, a, b, br)
     i, k, s, t = _locate(rho, zeta, table)
+    return _potential_in_cell(table, i, k, s, t, rho, zeta, z, br)
+
+
+@kernel(inline="always")
+def _potential_in_cell(table, i, k, s, t, rho, zeta, z, br):
+    """``_potential_local`` from the cell (i, k) at (s, t) across it (``_locate``)."""
     rho_nodes, z_nodes, values = table[0], table[3], table[6]
     u0, u1 = rho - rho_nodes[i], rho - rho_nodes[i + 1]       # offsets from the cell's nodes (m)
     v0, v1 = zeta - z_nodes[k], zeta - z_nodes[k + 1]
@@ -224,7 +235,13 @@ def potential_at(p, c, n, a, b, br, table):
 
 @kernel(inline="always")
 def field_and_potential_at(p, c, n, a, b, br, table):
-    """(``field_at``, ``potential_at``) at p, the point put in the magnet's frame once."""
+    """(``field_at``, ``potential_at``) at p, the point put in the magnet's frame
+    and its table cell found once."""
     r, rho, z = to_cylindrical(p, c, n)
-    b_rho, b_z = field_local(rho, z, a, b, br, table)
-    return from_cylindrical(b_rho, b_z, r, rho, n), _potential_local(rho, z, a, b, br, table)
+    zeta = abs(z)
+    if not _covers(rho, zeta, a, b, table):
+        b_rho, b_z = cylinder_field_local(rho, z, a, b, br)
+        return from_cylindrical(b_rho, b_z, r, rho, n), cylinder_potential_local(rho, z, a, b, br)
+    i, k, s, t = _locate(rho, zeta, table)
+    b_rho, b_z = _field_in_cell(table[6], i, k, s, t, z, br)
+    return from_cylindrical(b_rho, b_z, r, rho, n), _potential_in_cell(table, i, k, s, t, rho, zeta, z, br)
