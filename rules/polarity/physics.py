@@ -75,6 +75,12 @@ def physics_restores(version: str) -> dict:
     return {knob: value for since, knob, value in RESTORES if made < since}
 
 
+# the rules' physics knobs passed to the core: these when set (None: the core's default) ...
+SET_WHEN_GIVEN = ("contact_substeps", "reuse_lead", "far_dipole", "contact_skirt")
+# ... and these when switched off (each false plays an older physics: RESTORES)
+SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum")
+
+
 def physics_params(rules):
     """The core's default parameters with the rules' overrides applied."""
     from sim.api import PhysicsParams
@@ -85,26 +91,8 @@ def physics_params(rules):
         "br_red": base.br_red * rules.magnet_strength,
         "settle_budget_s": rules.settle_budget_s,
     }
-    if rules.contact_substeps is not None:
-        update["contact_substeps"] = rules.contact_substeps
-    if not rules.tower_hold:
-        update["tower_hold"] = False
-    if not rules.tower_at_rest:
-        update["tower_at_rest"] = False
-    if not rules.compound:
-        update["compound"] = False
-    if rules.reuse_lead is not None:
-        update["reuse_lead"] = rules.reuse_lead
-    if rules.far_dipole is not None:
-        update["far_dipole"] = rules.far_dipole
-    if rules.contact_skirt is not None:
-        update["contact_skirt"] = rules.contact_skirt
-    if not rules.frame_turn:
-        update["frame_turn"] = False
-    if not rules.blend_work:
-        update["blend_work"] = False
-    if not rules.reuse_momentum:
-        update["reuse_momentum"] = False
+    update.update({knob: getattr(rules, knob) for knob in SET_WHEN_GIVEN if getattr(rules, knob) is not None})
+    update.update({knob: False for knob in SWITCHED_OFF if not getattr(rules, knob)})
     return base.model_copy(update=update)
 
 
