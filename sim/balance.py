@@ -34,12 +34,11 @@ from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
 from sim.events import Intent
 from sim.jit import kernel
-from sim.magnetics import pair_force_torque
+from sim.magnetics import packed_knobs, pair_force_torque
 from sim.params import IDX
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
 _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cutoff"], IDX["br"]
-_TURN, _BLEND = IDX["frame_turn"], IDX["blend_work"]
 WORK = 15  # lean_torques' work array
 
 
@@ -81,7 +80,7 @@ def lean_torques(pos, axis, br, live, host, azimuth, base_distance, tilt, turn, 
         d2 = (c[0] - pos[j, 0]) ** 2 + (c[1] - pos[j, 1]) ** 2 + (c[2] - pos[j, 2]) ** 2
         if d2 >= far2:
             continue
-        pair_force_torque(pos[j], axis[j], c, nrm, P[_MR], P[_MT], br[j], P[_BR], field, out9, P[_TURN], P[_BLEND])
+        pair_force_torque(pos[j], axis[j], c, nrm, P[_MR], P[_MT], br[j], P[_BR], field, out9, packed_knobs(P))
         f0 += out9[0]
         f1 += out9[1]
         f2 += out9[2]

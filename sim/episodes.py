@@ -158,8 +158,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     if refresh:
         rot = world_rotations(world)
         refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake, p.magnet_radius,
-                     p.magnet_thickness, world.field, p.far_cutoff, world.fref, float(p.frame_turn),
-                     float(p.blend_work))
+                     p.magnet_thickness, world.field, p.far_cutoff, world.fref, p.kernel_knobs())
     spec = setup(world)
     initial = world.touching()
     for i in spec.get("placed", ()):            # a placed tower's own discs: not new

@@ -116,7 +116,7 @@ import numpy as np
 from numba import njit
 
 from sim.jit import kernel
-from sim.magnetics import _dipole_pair, _pair
+from sim.magnetics import KERNEL_KNOBS, _dipole_pair, _pair
 from sim.magnetics_vec import axpy, cross, norm, scale, sub, vec
 
 
@@ -131,7 +131,7 @@ def new_cache(n: int):
 
 @kernel
 def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, key, valid,
-                reuse_pos, reuse_axis, reuse_far, reuse_rel, split=0.0, turn=1.0, blend=1.0, momentum=1.0):
+                reuse_pos, reuse_axis, reuse_far, reuse_rel, split=0.0, knobs=KERNEL_KNOBS, momentum=1.0):
     """Fill cache[i, j] (i < j: force on j, torque on i, torque on j, world
     frame) unless the stored one is still good; False (nothing) beyond ``far``.
     The step's pair loops (``magnetic_movers``, ``magnetic_on``) spell these
@@ -144,7 +144,7 @@ def pair_cached(i, j, pos, axis, rot, br, radius, thickness, table, far, cache, 
     if not _reused(i, j, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos, reuse_axis,
                    reuse_far, reuse_rel, br, radius, thickness, momentum):
         _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
-                   valid, reuse_far, split, turn, blend)
+                   valid, reuse_far, split, knobs)
     return True
 
 
@@ -266,10 +266,10 @@ def _store(i, j, result, cache):
 
 @kernel
 def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table, cache, key,
-               valid, reuse_far, split=0.0, turn=1.0, blend=1.0):
+               valid, reuse_far, split=0.0, knobs=KERNEL_KNOBS):
     """Call the kernel for pair (i, j) and store its key (see ``_reused``)."""
     d, ni, nj = (d0, d1, d2), vec(axis[i]), vec(axis[j])
-    result = _pair(vec(pos[i]), ni, vec(pos[j]), nj, radius, 0.5 * thickness, br[i], br[j], table, turn, blend)
+    result = _pair(vec(pos[i]), ni, vec(pos[j]), nj, radius, 0.5 * thickness, br[i], br[j], table, knobs)
     _store(i, j, result, cache)
     far = dd >= reuse_far * reuse_far
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
@@ -279,7 +279,7 @@ def _recompute(i, j, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, tabl
 
 @kernel
 def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness, table, cache,
-                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead, split=0.0, turn=1.0, blend=1.0,
+                   key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead, split=0.0, knobs=KERNEL_KNOBS,
                    momentum=1.0):
     """``_recompute`` at the pose the pair will reach, moving as it moves now,
     ``lead`` of the way to where its result stops being reused (see Lead); with
@@ -311,7 +311,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         ni = scale(1.0 / norm(ni), ni)
         nj = axpy(t, rate_j, nj)
         nj = scale(1.0 / norm(nj), nj)
-    result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table, turn, blend)
+    result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table, knobs)
     _store(i, j, result, cache)
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
     if speed > 0.0 and momentum > 0.0:  # served at the pose of the moment, not the led one
@@ -346,7 +346,7 @@ def _keep(i, j, d, ni, nj, far, rot, cache, key, valid):
 @njit(cache=True, fastmath=False)
 def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far, force, torque,
                  cache, key, valid, reuse_pos, reuse_axis, kin=-1, reuse_far=1.0, reuse_rel=0.0, split=0.0,
-                 turn=1.0, blend=1.0, momentum=1.0):
+                 knobs=KERNEL_KNOBS, momentum=1.0):
     """Add magnetic force and torque of every pair with an awake member that
     moves under forces (the held disc ``kin`` does not: a pair of it and a
     sleeper moves nobody, so it is skipped). Allocates its work list; the
@@ -356,13 +356,13 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     still = np.zeros_like(pos)
     magnetic_movers(pos, axis, rot, still, still, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, 0.0, movers, grp, split,
-                    turn, blend, momentum)
+                    knobs, momentum)
 
 
 @kernel
 def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp,
-                    split=0.0, turn=1.0, blend=1.0, momentum=1.0):
+                    split=0.0, knobs=KERNEL_KNOBS, momentum=1.0):
     """``magnetic_all`` with a work array ``movers [n]``: pairs (i, j), i < j,
     in the same order, but a sleeping i meets only the movers after it
     instead of every body (O(awake x n), not O(n^2), per step). Pairs within
@@ -388,7 +388,7 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
                            reuse_axis, reuse_far, reuse_rel, br, radius, thickness, momentum):
                 _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius, thickness,
                                table, cache, key, valid, reuse_pos, reuse_axis, reuse_far, reuse_rel, lead,
-                               split, turn, blend, momentum)
+                               split, knobs, momentum)
             for k in range(3):
                 force[j, k] += cache[i, j, k]
                 force[i, k] -= cache[i, j, k]
@@ -398,7 +398,7 @@ def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickne
 
 @kernel
 def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache, key,
-                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0, split=0.0, turn=1.0, blend=1.0,
+                valid, reuse_pos, reuse_axis, reuse_far=1.0, reuse_rel=0.0, split=0.0, knobs=KERNEL_KNOBS,
                 momentum=1.0):
     """Total magnetic force and torque on body i from every live body."""
     for k in range(6):
@@ -413,7 +413,7 @@ def magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6
         if not _reused(lo, hi, d0, d1, d2, dd, axis, rot, cache, key, valid, reuse_pos,
                        reuse_axis, reuse_far, reuse_rel, br, radius, thickness, momentum):
             _recompute(lo, hi, d0, d1, d2, dd, pos, axis, rot, br, radius, thickness, table,
-                       cache, key, valid, reuse_far, split, turn, blend)
+                       cache, key, valid, reuse_far, split, knobs)
         for k in range(3):
             if i == hi:
                 out6[k] += cache[lo, hi, k]
@@ -427,7 +427,7 @@ _SAME_POSE = 1e-150  # a reuse tolerance met only by an unchanged pose (its squa
 
 
 @njit(cache=True, fastmath=False)
-def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far, fref, turn=1.0, blend=1.0):
+def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far, fref, knobs=KERNEL_KNOBS):
     """Record the magnetic force/torque on every live sleeper as its reference,
     each pair's kernel called once: every pair keyed in the world frame
     (``reuse_far`` 0) and reused only at the very pose it was computed at (a
@@ -441,6 +441,6 @@ def refresh_refs(pos, axis, rot, br, live, awake, radius, thickness, table, far,
     for i in range(n):
         if live[i] and not awake[i]:
             magnetic_on(i, pos, axis, rot, br, live, radius, thickness, table, far, out6, cache,
-                        key, valid, _SAME_POSE, _SAME_POSE, 0.0, 0.0, 0.0, turn, blend, 0.0)
+                        key, valid, _SAME_POSE, _SAME_POSE, 0.0, 0.0, 0.0, knobs, 0.0)
             fref[i, :] = out6
 

@@ -48,6 +48,7 @@ import numpy as np
 
 from sim.contacts import contact_reach
 from sim.forces import magnetic_on
+from sim.magnetics import packed_knobs
 from sim.jit import kernel
 from sim.params import IDX
 
@@ -57,7 +58,7 @@ _MUS_M, _MUS_D, _HOLD_M = IDX["mu_static_mat"], IDX["mu_static_disc"], IDX["hold
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _SPLIT = IDX["far_dipole"]
-_TURN, _BLEND, _MOMENTUM = IDX["frame_turn"], IDX["blend_work"], IDX["reuse_momentum"]
+_MOMENTUM = IDX["reuse_momentum"]
 _COS_10_DEG = 0.984807753012208  # cos(10 deg)
 _SLACK = 1e-3                     # m, of a resting face's height and of the mat
 
@@ -169,7 +170,7 @@ def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid,
         return False
     for c in range(height):
         magnetic_on(column[c], pos, axis, rot, br, live, P[_MR], P[_MT], field, P[_FAR], f6s[c],
-                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND],
+                    cache, key, valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], packed_knobs(P),
                     P[_MOMENTUM])
     a, hh, mg, margin = P[_RADIUS], 0.5 * P[_THICK], P[_MASS] * P[_G], P[_HOLD_M]
     for face in range(height - 1, -1, -1):       # the discs from column[face] up

@@ -152,6 +152,7 @@ from sim.compound import dissolve, form_groups, group_drift, group_holds, group_
 from sim.forces import KEY, magnetic_movers, magnetic_on
 from sim.holding import flat_holds, stack_holds
 from sim.jit import kernel
+from sim.magnetics import packed_knobs
 from sim.params import IDX
 from sim.sleeping import in_rest_ball, sleep_islands, wake_marked
 
@@ -171,7 +172,7 @@ _COAST, _TOWER_HOLD = IDX["coast"], IDX["tower_hold"]
 _BALL = IDX["rest_ball"]
 _COMPOUND = IDX["compound"]
 _SPLIT = IDX["far_dipole"]
-_TURN, _BLEND, _MOMENTUM = IDX["frame_turn"], IDX["blend_work"], IDX["reuse_momentum"]
+_MOMENTUM = IDX["reuse_momentum"]
 _SUBS, _VSUB = IDX["contact_substeps"], IDX["contact_substep_speed"]
 
 
@@ -319,7 +320,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             force[i, 2] -= m * g
     magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], P[_REUSE_L],
-                    act, grp, P[_SPLIT], P[_TURN], P[_BLEND], P[_MOMENTUM])
+                    act, grp, P[_SPLIT], packed_knobs(P), P[_MOMENTUM])
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,
@@ -593,7 +594,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                 vel[i, :] = 0.0
                 omega[i, :] = 0.0
                 magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
-                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND],
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], packed_knobs(P),
                             P[_MOMENTUM])
                 for c in range(6):
                     fref[i, c] = out6[c]
@@ -615,7 +616,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                 if not close:
                     continue
                 magnetic_on(i, pos, axis, rot, br, live, P[_MR], P[_MT], field, far, out6, cache, key,
-                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], P[_TURN], P[_BLEND],
+                            valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], packed_knobs(P),
                             P[_MOMENTUM])
                 df = np.sqrt((out6[0] - fref[i, 0]) ** 2 + (out6[1] - fref[i, 1]) ** 2 + (out6[2] - fref[i, 2]) ** 2)
                 dtq = np.sqrt((out6[3] - fref[i, 3]) ** 2 + (out6[4] - fref[i, 4]) ** 2 + (out6[5] - fref[i, 5]) ** 2)

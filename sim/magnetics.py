@@ -131,6 +131,7 @@ from sim.jit import kernel
 from sim.magnetics_fields import multipole_field_at, multipole_moments, multipole_potential_at
 from sim.magnetics_table import field_and_potential_at, field_at, field_table, no_table
 from sim.magnetics_vec import add, axpy, cross, dot, in_plane, norm, scale, sub, vec
+from sim.params import IDX, KERNEL_KNOB_NAMES
 
 MU0 = 4e-7 * math.pi
 
@@ -146,6 +147,10 @@ DIPOLE_DISTANCE = (8.0, 10.0)
 FRAME_TURN_FADE = (0.0005, 0.001)
 # central-difference step of the edge gap's gradient: this share of a in translation, radians in rotation
 EDGE_GAP_STEP = 1e-5
+# the kernel's physics-version knobs, as one tuple ``knobs`` (PhysicsParams.kernel_knobs,
+# KERNEL_KNOB_NAMES): frame_turn (0: physics 0.13.1), blend_work (0: physics 0.14.0)
+KERNEL_KNOBS = (1.0, 1.0)
+_KNOB_AT = tuple(IDX[name] for name in KERNEL_KNOB_NAMES)
 
 
 def face_rule(n_rho, n_phi):
@@ -175,6 +180,12 @@ NEAR_RULES = np.vstack([face_rule(*size) for size in NEAR_RULE_SIZES])   # all r
 NEAR_RULE_STARTS = np.cumsum([0] + [n * m for n, m in NEAR_RULE_SIZES])  # rule k: rows [k]..[k+1]
 EDGE_GAP_EDGES = np.array(EDGE_GAP_BANDS, dtype=np.float64)
 RULE_FAR = centre_ring_rule(6)
+
+
+@kernel(inline="always")
+def packed_knobs(P):
+    """``PhysicsParams.kernel_knobs()`` from the packed parameters P."""
+    return P[_KNOB_AT[0]], P[_KNOB_AT[1]]
 
 
 @kernel
@@ -431,11 +442,12 @@ def _smoothstep_slope(x, lo, hi):
 
 
 @kernel
-def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend=1.0, energy=False):
+def _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs, energy=False):
     """Closed-form field of i on j's faces; the rule is picked (and blended with
     the next sparser one across a band) by the edge gap. ``blend`` 1 adds the
     blend's energy term (Conservation), with the edge gap's gradient from
     ``_edge_gap_slope``."""
+    turn, blend = knobs[0], knobs[1]
     if norm(sub(cj, ci)) - 2.0 * math.sqrt(a * a + b * b) >= EDGE_GAP_EDGES[-1, 1] * a * (1.0 + 1e-9):
         g = math.inf    # the edge gap is at least the bounding spheres' gap: beyond the last band
         zs = zt = b
@@ -477,11 +489,12 @@ def _distance_blend(ci, cj, a, d, band, blend, first, second):
 
 
 @kernel
-def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0, blend=1.0):
+def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs=KERNEL_KNOBS):
     """The tier chosen by centre distance (see the module docstring), and the
     pair's energy where it was computed (inside blend bands, and for point
     dipoles; else 0)."""
     d = norm(sub(cj, ci)) / (2.0 * a)
+    turn, blend = knobs[0], knobs[1]
     need = blend != 0.0
     if d >= DIPOLE_DISTANCE[1]:
         return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
@@ -493,19 +506,19 @@ def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0, blend=1.0):
         return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
     if d >= MULTIPOLE_DISTANCE[0]:
         return _distance_blend(ci, cj, a, d, MULTIPOLE_DISTANCE, blend,
-                               _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend, need),
+                               _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs, need),
                                _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, need))
-    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend)
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs)
 
 
 @kernel
-def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn=1.0, blend=1.0):
+def _pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs=KERNEL_KNOBS):
     """(F_on_j, T_on_i, T_on_j) of ``_pair_work``."""
-    return _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, blend)[0]
+    return _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs)[0]
 
 
 @kernel
-def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out, turn=1.0, blend=1.0):
+def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out, knobs=KERNEL_KNOBS):
     """Magnetic interaction of magnet i on magnet j (and back).
 
     ci, cj: float64[3] magnet centres (m); ni, nj: float64[3] unit axes pointing
@@ -515,12 +528,13 @@ def pair_force_torque(ci, ni, cj, nj, radius, thickness, br_i, br_j, table, out,
     (``sim.magnetics_table.field_table(radius, thickness / 2)``, or
     ``no_table()`` for the closed form everywhere); out: float64[9] written with
     F_on_j[3], T_on_i[3] (about ci), T_on_j[3] (about cj), in N and N·m;
-    turn: 1 adds the work of the sampling frame's turn (Conservation), 0 leaves
-    it out (physics 0.13.1, ``PhysicsParams.frame_turn``); blend: 1 adds the
-    work of the blends between tiers and rules (Conservation), 0 leaves it out
+    knobs: (turn, blend) as floats, ``PhysicsParams.kernel_knobs()``: turn 1
+    adds the work of the sampling frame's turn (Conservation), 0 leaves it
+    out (physics 0.13.1, ``PhysicsParams.frame_turn``); blend 1 adds the work
+    of the blends between tiers and rules (Conservation), 0 leaves it out
     (physics 0.14.0, ``PhysicsParams.blend_work``).
     Force on i is -F_on_j exactly."""
-    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, turn, blend)
+    result = _pair(vec(ci), vec(ni), vec(cj), vec(nj), radius, 0.5 * thickness, br_i, br_j, table, knobs)
     for v in range(3):
         for k in range(3):
             out[3 * v + k] = result[v][k]
@@ -534,6 +548,6 @@ def pair_force_torque_py(ci, ni, cj, nj, radius, thickness, br_i, br_j, exact=Fa
     pair_force_torque(
         np.asarray(ci, dtype=np.float64), np.asarray(ni, dtype=np.float64),
         np.asarray(cj, dtype=np.float64), np.asarray(nj, dtype=np.float64),
-        float(radius), float(thickness), float(br_i), float(br_j), table, out, 1.0, float(blend),
+        float(radius), float(thickness), float(br_i), float(br_j), table, out, (1.0, float(blend)),
     )
     return out[0:3].copy(), out[3:6].copy(), out[6:9].copy()

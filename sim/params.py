@@ -168,6 +168,11 @@ class PhysicsParams(BaseModel):
     def pack(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in PACKED], dtype=np.float64)
 
+    def kernel_knobs(self) -> tuple[float, ...]:
+        """The magnetic kernel's physics-version knobs as its ``knobs`` tuple
+        (sim.magnetics.KERNEL_KNOBS; ``kernel_knobs(P)`` from the packed form)."""
+        return tuple(float(getattr(self, name)) for name in KERNEL_KNOB_NAMES)
+
     def inertia(self) -> tuple[float, float]:
         """(about the axis, about a diameter) of a solid cylinder."""
         a, h, m = self.radius, self.thickness, self.mass
@@ -186,3 +191,4 @@ PACKED = [
     "contact_skirt", "frame_turn", "blend_work", "reuse_momentum",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
+KERNEL_KNOB_NAMES = ("frame_turn", "blend_work")       # the order of sim.magnetics.KERNEL_KNOBS

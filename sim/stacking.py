@@ -63,7 +63,7 @@ def rest_heights(params, field, br, up: int) -> np.ndarray:
     for _ in range(MAX_ROUNDS):
         pos[:, 2] = z
         refresh_refs(pos, axis, rot, br, live, asleep, params.magnet_radius, params.magnet_thickness, field,
-                     params.far_cutoff, on, float(params.frame_turn), float(params.blend_work))                      # each disc's magnetic force, as in a step
+                     params.far_cutoff, on, params.kernel_knobs())                      # each disc's magnetic force, as in a step
         pull = -np.cumsum(on[::-1, 2])[::-1]   # pull[k]: on the discs from k up, i.e. from those below k
         new = np.empty(n)
         new[0] = hh - n * mg / mat

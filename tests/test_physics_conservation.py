@@ -95,7 +95,7 @@ def _served_near_pair(momentum: float) -> tuple[np.ndarray, np.ndarray, np.ndarr
     d0 = pos[1] - pos[0]
     _recompute_led(0, 1, *d0, d0 @ d0, pos, axis, rot, vel, omega, br, p.magnet_radius, p.magnet_thickness,
                    table, cache, key, valid, p.reuse_pos, p.reuse_axis, p.reuse_far, p.reuse_rel, p.reuse_lead,
-                   p.far_dipole, 1.0, 1.0, momentum)
+                   p.far_dipole, p.kernel_knobs(), momentum)
     assert valid[0, 1] == BODY_KEY
     computed = cache[0, 1].copy()
     d1 = d0 + np.array([1.5e-6, 0.0, 0.0])
