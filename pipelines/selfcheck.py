@@ -20,22 +20,24 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 
-# recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-04 (0.16.0, 0.15.0 and 0.14.0;
-# 0.13.0, which 0.13.1 plays the same, and 0.12.1 on the same machine on 2026-12-03); the
+# recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-04 (0.17.0, 0.16.0, 0.15.0 and
+# 0.14.0; 0.13.0, which 0.13.1 plays the same, and 0.12.1 on the same machine on 2026-12-03); the
 # older digests below were recorded on an AMD EPYC and still match here (sim.detmath)
-REFERENCE = {"physics_version": "0.16.0",
-             "fingerprint": "dcdde78178e0067fb197b4da0bd53ae4ab083f93b234930e1291ebb63af949cb"}
+REFERENCE = {"physics_version": "0.17.0",
+             "fingerprint": "98573b23ac9875d76b3e872abc50341a67809e2d22ffb1cb40e196e7f0409549"}
 # earlier physics, which the knobs that restore it must print too (each with
-# reuse_momentum = False, all before 0.15 also with blend_work = False, all
-# before 0.14 with frame_turn = False, all before 0.13 with contact_skirt = 0,
-# all before 0.12 with far_dipole = 0 and all before 0.11.0 with reuse_lead =
-# 0): 0.15.0 with reuse_momentum = False; 0.14.0 with blend_work = False; 0.13.1
-# with frame_turn = False; 0.12.1 with contact_skirt = 0; 0.11.0 with
-# far_dipole = 0; 0.10.0 with reuse_lead = 0; 0.9.0 (and 0.8.0, which
-# changed only captures, not played here) with compound = False; 0.6.0 (no
-# contact sub-steps; commit 9d4ec2a with these columns) with contact_substeps
-# = 1 and tower_hold = False; 0.7.0 with tower_hold = False (each with
-# compound = False)
+# converged_gap = False, all before 0.16 also with reuse_momentum = False, all
+# before 0.15 with blend_work = False, all before 0.14 with frame_turn =
+# False, all before 0.13 with contact_skirt = 0, all before 0.12 with
+# far_dipole = 0 and all before 0.11.0 with reuse_lead = 0): 0.16.0 with
+# converged_gap = False; 0.15.0 with reuse_momentum = False; 0.14.0 with
+# blend_work = False; 0.13.1 with frame_turn = False; 0.12.1 with
+# contact_skirt = 0; 0.11.0 with far_dipole = 0; 0.10.0 with reuse_lead = 0;
+# 0.9.0 (and 0.8.0, which changed only captures, not played here) with
+# compound = False; 0.6.0 (no contact sub-steps; commit 9d4ec2a with these
+# columns) with contact_substeps = 1 and tower_hold = False; 0.7.0 with
+# tower_hold = False (each with compound = False)
+REFERENCE_0_16_0 = "dcdde78178e0067fb197b4da0bd53ae4ab083f93b234930e1291ebb63af949cb"
 REFERENCE_0_15_0 = "16303a1219cb8dde49fccc78ea3c4df14fc9d26f84480519f58a6480ccea515c"
 REFERENCE_0_14_0 = "fe67b20e47e6d6d63e9700f776f2cf95480fc8515e51907e7f383370676265de"
 REFERENCE_0_13_1 = "4424dbc319b5f29f36a3e5cc110d5a5eff329258aa4a312819815cfd0343c47d"
@@ -54,7 +56,8 @@ IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label"
 def fingerprint(**physics) -> str:
     """The digest; ``physics`` overrides the core's parameters that the rules
     also carry (``contact_substeps``, ``tower_hold``, ``compound``, ``reuse_lead``, ``far_dipole``,
-    ``contact_skirt``, ``frame_turn``, ``blend_work``, ``reuse_momentum``: see the references)."""
+    ``contact_skirt``, ``frame_turn``, ``blend_work``, ``reuse_momentum``, ``converged_gap``: see the
+    references)."""
     import numpy as np
     import pyarrow.parquet as pq
 

@@ -51,6 +51,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 17, 0), "converged_gap", False),
     ((0, 16, 0), "reuse_momentum", False),
     ((0, 15, 0), "blend_work", False),
     ((0, 14, 0), "frame_turn", False),
@@ -78,7 +79,8 @@ def physics_restores(version: str) -> dict:
 # the rules' physics knobs passed to the core: these when set (None: the core's default) ...
 SET_WHEN_GIVEN = ("contact_substeps", "reuse_lead", "far_dipole", "contact_skirt")
 # ... and these when switched off (each false plays an older physics: RESTORES)
-SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum")
+SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
+                "converged_gap")
 
 
 def physics_params(rules):
