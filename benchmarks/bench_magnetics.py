@@ -47,7 +47,7 @@ def _unit(rng, n):
 def _poses(kind, rng):
     """(ci, ni, cj, nj) arrays [N_POSES, 3]; the gap is the smaller of the kernel's
     two edge gaps (rim circles of one magnet to the faces of the other)."""
-    from sim.magnetics import edge_gap
+    from sim.edge_gap import edge_gap
 
     lo, hi = CLASSES[kind]
     ci = np.zeros((N_POSES, 3))

@@ -57,3 +57,17 @@ def norm(u):
 def in_plane(v, n):
     """The component of v perpendicular to the unit n."""
     return axpy(-dot(v, n), n, v)
+
+
+@njit(inline="always", cache=True)
+def perpendicular(n):
+    """A unit vector perpendicular to the unit n, from its smallest component."""
+    ax, ay, az = abs(n[0]), abs(n[1]), abs(n[2])
+    if ax <= ay and ax <= az:
+        h = (1.0, 0.0, 0.0)
+    elif ay <= az:
+        h = (0.0, 1.0, 0.0)
+    else:
+        h = (0.0, 0.0, 1.0)
+    e = in_plane(h, n)
+    return scale(1.0 / norm(e), e)

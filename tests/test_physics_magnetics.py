@@ -13,10 +13,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
+from sim import edge_gap as eg
 from sim import magnetics as mag
 from sim.elliptic import cel, cel_pair
 from sim.magnetics_fields import cylinder_field, cylinder_field_local, multipole_field, multipole_moments
 from sim.magnetics_table import field_local, field_table, no_table
+from sim.magnetics_vec import perpendicular
 
 RADIUS = 0.0125          # default magnet: Ø 25 mm × 4 mm, Br 0.39 T
 THICKNESS = 0.004
@@ -475,7 +477,7 @@ def test_near_tier_takes_the_rule_its_edge_gap_picks(ni, nj, direction, sphere_g
     because the bounding spheres are further apart than the last band (the
     edge gap is never smaller than the spheres' gap)."""
     ci, ni, cj, nj = pose(ni, nj, direction, CLEAR + sphere_gap * A)
-    g = mag.edge_gap(ci, ni, cj, nj, A, B) / A
+    g = eg.edge_gap(ci, ni, cj, nj, A, B) / A
     assert g >= sphere_gap * (1.0 - 1e-12)
     k = int(np.sum(g >= mag.EDGE_GAP_EDGES[:, 1]))
     expected = _rule(k, ci, ni, cj, nj)
@@ -548,7 +550,7 @@ def _loop_work_share(gap, seed, exact, steps=400, reach=(2e-4, 0.02), blend=1.0)
     work = np.array([0.5 * (results[k][0] + results[k + 1][0]) @ (centres[k + 1] - centres[k])
                      + 0.5 * (results[k][2] + results[k + 1][2]) @ (turns[k + 1] * turns[k].inv()).as_rotvec()
                      for k in range(steps)])
-    gaps = [mag.edge_gap(np.zeros(3), Z, c, n, A, B) / A for c, n in zip(centres, axes)]
+    gaps = [eg.edge_gap(np.zeros(3), Z, c, n, A, B) / A for c, n in zip(centres, axes)]
     return abs(work.sum()) / np.abs(work).sum(), min(gaps), max(gaps)
 
 
@@ -600,7 +602,7 @@ def _band_poses(count: int, seed: int = 1):
         off = rng.uniform(0, 0.003 if coaxial else 0.045)
         cj = (float(off * np.cos(az2)), float(off * np.sin(az2)), float(rng.uniform(-0.03, 0.03)))
         ci, ni = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
-        g = mag.edge_gap(np.array(ci), np.array(ni), np.array(cj), np.array(nj), RADIUS, b)
+        g = eg.edge_gap(np.array(ci), np.array(ni), np.array(cj), np.array(nj), RADIUS, b)
         if any(lo < g / RADIUS < hi for lo, hi in mag.EDGE_GAP_EDGES):
             poses.append((ci, ni, cj, nj))
     return poses
@@ -610,7 +612,7 @@ def _scanned_edge_gap(ci, ni, cj, nj, a, b, samples=4000):
     """The edge gap by brute force: each rim sampled at ``samples`` points, the
     least of them polished on a grid 2,000 times finer around it (m)."""
     ci, ni, cj, nj = (np.asarray(v) for v in (ci, ni, cj, nj))
-    u = np.asarray(mag._perpendicular(tuple(ni)))
+    u = np.asarray(perpendicular(tuple(ni)))
     v = np.cross(ni, u)
 
     def squared(t, zs, zt):
@@ -651,8 +653,8 @@ def test_the_edge_gap_is_the_least_distance_from_the_rims_to_the_faces():
         nj = tuple(np.asarray(nj) / np.linalg.norm(nj))
         scanned = _scanned_edge_gap(ci, ni, cj, nj, RADIUS, b)
         arrays = [np.array(v) for v in (ci, ni, cj, nj)]
-        errors.append(abs(mag.edge_gap(*arrays, RADIUS, b) - scanned) / RADIUS)
-        old_errors.append((mag.edge_gap(*arrays, RADIUS, b, False) - scanned) / RADIUS)
+        errors.append(abs(eg.edge_gap(*arrays, RADIUS, b) - scanned) / RADIUS)
+        old_errors.append((eg.edge_gap(*arrays, RADIUS, b, False) - scanned) / RADIUS)
     assert max(errors) < 1e-6, (int(np.argmax(errors)), max(errors))
     assert np.mean(np.array(old_errors[:300]) > 1e-3) > 0.3 and max(old_errors) > 0.1
 
@@ -673,22 +675,22 @@ def test_the_edge_gap_slope_of_the_blend_work_term_is_a_gradient():
     b, h = 0.5 * THICKNESS, 1e-7
     old_slopes = []
     for ci, ni, cj, nj in _band_poses(300):
-        _, push, zs, zt = mag._nearest_edge_gap(ci, ni, cj, nj, RADIUS, b, math.inf)
-        lever = np.array(mag._edge_gap_turn(ci, ni, cj, nj, RADIUS, zs, zt))
+        _, push, zs, zt = eg.nearest_gap(ci, ni, cj, nj, RADIUS, b, math.inf)
+        lever = np.array(eg.nearest_gap_turn(ci, ni, cj, nj, RADIUS, zs, zt))
         arrays = [np.array(v) for v in (ci, ni, cj, nj)]
         assert np.linalg.norm(push) == pytest.approx(1.0, abs=1e-12)
         for e in np.eye(3):
-            moved = (mag.edge_gap(arrays[0], arrays[1], arrays[2] + h * e, arrays[3], RADIUS, b)
-                     - mag.edge_gap(arrays[0], arrays[1], arrays[2] - h * e, arrays[3], RADIUS, b)) / (2 * h)
-            turned = (mag.edge_gap(arrays[0], arrays[1], arrays[2], Rotation.from_rotvec(h * e).apply(arrays[3]),
+            moved = (eg.edge_gap(arrays[0], arrays[1], arrays[2] + h * e, arrays[3], RADIUS, b)
+                     - eg.edge_gap(arrays[0], arrays[1], arrays[2] - h * e, arrays[3], RADIUS, b)) / (2 * h)
+            turned = (eg.edge_gap(arrays[0], arrays[1], arrays[2], Rotation.from_rotvec(h * e).apply(arrays[3]),
                                    RADIUS, b)
-                      - mag.edge_gap(arrays[0], arrays[1], arrays[2], Rotation.from_rotvec(-h * e).apply(arrays[3]),
+                      - eg.edge_gap(arrays[0], arrays[1], arrays[2], Rotation.from_rotvec(-h * e).apply(arrays[3]),
                                      RADIUS, b)) / (2 * h)
             assert moved == pytest.approx(push @ e, abs=1e-6)
             assert turned == pytest.approx(lever @ e, abs=1e-6 * RADIUS)
-        g, zs, zt = mag._edge_gap_sides(ci, ni, cj, nj, RADIUS, b)
+        g, zs, zt = eg.projected_gap(ci, ni, cj, nj, RADIUS, b)
         if any(lo < g / RADIUS < hi for lo, hi in mag.EDGE_GAP_EDGES):
-            old_slopes.append(float(np.linalg.norm(mag._edge_gap_slope(ci, ni, cj, nj, RADIUS, zs, zt)[0])))
+            old_slopes.append(float(np.linalg.norm(eg.projected_gap_slope(ci, ni, cj, nj, RADIUS, zs, zt)[0])))
     assert max(old_slopes) > 1.01                    # the control: physics 0.16.0's slope is no gradient
 
 
