@@ -172,7 +172,7 @@ _COAST, _TOWER_HOLD = IDX["coast"], IDX["tower_hold"]
 _BALL = IDX["rest_ball"]
 _COMPOUND = IDX["compound"]
 _SPLIT = IDX["far_dipole"]
-_MOMENTUM = IDX["reuse_momentum"]
+_MOMENTUM, _FITTED = IDX["reuse_momentum"], IDX["fitted_lead"]
 _SUBS, _VSUB = IDX["contact_substeps"], IDX["contact_substep_speed"]
 
 
@@ -320,7 +320,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
             force[i, 2] -= m * g
     magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, P[_MR], P[_MT], field, P[_FAR], force, torque,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], kin, P[_REUSE_F], P[_REUSE_R], P[_REUSE_L],
-                    act, grp, P[_SPLIT], packed_knobs(P), P[_MOMENTUM])
+                    act, grp, P[_SPLIT], packed_knobs(P), P[_MOMENTUM], P[_DT] * P[_FITTED])
     for i in range(n):
         if live[i] and awake[i] and i != kin:
             on_mat[i] = 1 if mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque,

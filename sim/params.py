@@ -158,6 +158,7 @@ class PhysicsParams(BaseModel):
     frame_turn: bool = Field(True, description="the magnetic kernel adds the work of its sampling frame turning with the pose, so a pair is conservative within a rule and no torque spins a disc about its axis (sim.magnetics, Conservation; False: physics 0.13.1)")
     blend_work: bool = Field(True, description="the magnetic kernel's blends between sampling rules and tiers add the work of their weight changing with the pose, so a pair is conservative across them too (sim.magnetics, Conservation; False: physics 0.14.0)")
     reuse_momentum: bool = Field(True, description="a magnetic pair result reused, or computed ahead (reuse_lead), is served with the torque on its first disc re-derived at the pose of the moment, so it keeps angular momentum to rounding and a pair turning as one piece does no work (sim.forces, Momentum; False: physics 0.15.0)")
+    fitted_lead: bool = Field(True, description="a pair that moves its reuse tolerance or more in a step is led half a step (under two tolerances a step: the key midway between the two poses it serves) or not at all, instead of reuse_lead of a tolerance ahead of every step's pose (sim.forces, Fitted lead; False: physics 0.17.0)")
     converged_gap: bool = Field(True, description="the magnetic kernel's edge gap (which picks and blends its sampling rules) is the distance between converged nearest points of a magnet's rims and the other's faces, its gradient taken from them, so the blends' work term is a gradient (sim.magnetics; False: three projection rounds and central differences, physics 0.16.0)")
     settle_budget_s: float = Field(4.0, description="simulated seconds before step_budget")
     max_speed: float = Field(10.0, description="speed above which energy runs away, m/s")
@@ -189,7 +190,7 @@ PACKED = [
     "sleep", "wake_force", "wake_check_every", "wake_radius", "far_cutoff", "max_speed", "hold_time", "reuse_pos", "reuse_axis",
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
-    "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap",
+    "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap", "fitted_lead",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
 KERNEL_KNOB_NAMES = ("frame_turn", "blend_work", "converged_gap")       # the order of sim.magnetics.KERNEL_KNOBS

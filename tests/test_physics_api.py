@@ -226,7 +226,8 @@ def test_nominal_intent_on_a_disc_taken_off_the_mat_names_it():
 
 
 # physics 0.13.1 bit for bit (pipelines.selfcheck.REFERENCE_0_13_1)
-OLDER_PHYSICS = dict(frame_turn=False, blend_work=False, reuse_momentum=False, converged_gap=False)
+OLDER_PHYSICS = dict(frame_turn=False, blend_work=False, reuse_momentum=False, converged_gap=False,
+                     fitted_lead=False)
 
 
 def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(monkeypatch):

@@ -89,6 +89,8 @@ class PolarityRules(RulesBase):
         True, description="physics: the magnetic kernel's blends between sampling rules and tiers add the work of their weight changing with the pose (conservative across them); false = physics 0.14.0")
     reuse_momentum: bool = Field(
         True, description="physics: a magnetic pair result reused from another pose is served with the torque that keeps angular momentum at the pose of the moment (a pair turning as one piece does no work); false = physics 0.15.0")
+    fitted_lead: bool = Field(
+        True, description="physics: a magnetic pair that crosses its reuse tolerance within a step is computed half a step ahead, or where it is, not a fixed share of a tolerance ahead of every step (which fed energy in); false = physics 0.17.0")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 

@@ -51,6 +51,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 18, 0), "fitted_lead", False),
     ((0, 17, 0), "converged_gap", False),
     ((0, 16, 0), "reuse_momentum", False),
     ((0, 15, 0), "blend_work", False),
@@ -80,7 +81,7 @@ def physics_restores(version: str) -> dict:
 SET_WHEN_GIVEN = ("contact_substeps", "reuse_lead", "far_dipole", "contact_skirt")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
-                "converged_gap")
+                "converged_gap", "fitted_lead")
 
 
 def physics_params(rules):
