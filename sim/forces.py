@@ -326,7 +326,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
         moved = speed * step    # tolerances a step
         t = lead / speed if moved < 1.0 else (0.5 * step if moved < 2.0 else 0.0)
     if t <= 0.0:
-        speed = 0.0             # it moves a tolerance a step: served where it is computed, or nowhere
+        speed = 0.0             # it moves two tolerances a step: computed where it is, served there alone
     if speed > 0.0:
         d = axpy(t, rate_d, d)
         cj = (ci[0] + d[0], ci[1] + d[1], ci[2] + d[2])
