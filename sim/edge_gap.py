@@ -447,12 +447,16 @@ def nearest_gap_turn(cs, ns, ct, nt, a, zs, zt):
     can be small)."""
     e = perpendicular(nt)
     f = cross(nt, e)
+    return axpy(_turn_slope(cs, ns, ct, nt, a, zs, zt, e), e, scale(_turn_slope(cs, ns, ct, nt, a, zs, zt, f), f))
+
+
+@kernel(inline="always")
+def _turn_slope(cs, ns, ct, nt, a, zs, zt, axis):
+    """Central difference of the converged rim-to-face distance (zs, zt) as the
+    target turns by +-``GAP_TURN_STEP`` about the unit ``axis``."""
     t = GAP_TURN_STEP
-    slope_e = (math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, e, t), a, zs, zt)[0])
-               - math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, e, -t), a, zs, zt)[0])) / (2.0 * t)
-    slope_f = (math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, f, t), a, zs, zt)[0])
-               - math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, f, -t), a, zs, zt)[0])) / (2.0 * t)
-    return axpy(slope_e, e, scale(slope_f, f))
+    return (math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, axis, t), a, zs, zt)[0])
+            - math.sqrt(_rim_to_face_nearest(cs, ns, ct, _turned(nt, axis, -t), a, zs, zt)[0])) / (2.0 * t)
 
 
 @kernel
