@@ -6,7 +6,7 @@ import math
 import pyarrow as pa
 import pytest
 
-from rules.base import GameSpec, StrategySpec
+from rules.base import GameSpec, StrategySpec, UsageError
 from rules.polarity import GAME, records
 from rules.polarity.model import PolarityRules
 from rules.polarity.physics import physics_params, physics_version
@@ -112,6 +112,16 @@ def test_physics_knobs_reach_the_core_and_the_contact_skirt_is_on_by_default():
     assert physics_params(PolarityRules()).contact_skirt == 0.003
     assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"contact_skirt": "0"})).contact_skirt == 0.0
     assert physics_params(PolarityRules(far_dipole=0.0)).far_dipole == 0.0
+
+
+def test_the_fine_step_variant_halves_the_cores_step_and_a_step_too_long_is_a_usage_error():
+    from sim.api import PhysicsParams
+
+    assert physics_params(PolarityRules()).dt == PhysicsParams().dt == 1e-4
+    assert physics_params(GAME.variant("fine-step")).dt == 5e-5
+    assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"dt": "2.5e-5"})).dt == 2.5e-5
+    with pytest.raises(UsageError, match="knob dt"):
+        GAME.with_overrides(GAME.variant("standard"), {"dt": "1e-3"})
 
 
 @pytest.mark.slow

@@ -47,6 +47,7 @@ def test_variants_hold_only_changed_knobs_and_validate():
     assert v["strong-magnets"].model_dump(exclude={"magnet_strength"}) == PolarityRules().model_dump(exclude={"magnet_strength"})
     assert v["alternate-foundations"].model_dump() == PolarityRules(foundation_order="alternate").model_dump()
     assert v["red-clearance"].model_dump() == PolarityRules(foundation_red_gap_mm=80).model_dump()
+    assert v["fine-step"].model_dump() == PolarityRules(dt=5e-5).model_dump()
 
 
 def test_set_overrides_reach_every_knob_from_strings():

@@ -7,6 +7,7 @@ refinement of the physics contract (sim/api.py) changes this module only.
   physics overrides applied (``magnet_strength`` scales the remanence Br of
   every disc, red included; ``settle_budget_s`` is R19's step budget;
   ``contact_substeps``, when set, the core's sub-steps of moving contacts;
+  ``dt``, when set, the core's fixed step (the ``fine-step`` variant halves it);
   ``tower_hold`` false, the wake check of physics 0.7.0 and before;
   ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart;
   ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone;
@@ -78,7 +79,7 @@ def physics_restores(version: str) -> dict:
 
 
 # the rules' physics knobs passed to the core: these when set (None: the core's default) ...
-SET_WHEN_GIVEN = ("contact_substeps", "reuse_lead", "far_dipole", "contact_skirt")
+SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
                 "converged_gap", "fitted_lead")
