@@ -321,13 +321,12 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
     if lead > 0.0 and tol_p > 0.0 and tol_a > 0.0 and not split_now:
         speed = max(norm(rate_d) / tol_p, norm(rate_i) / tol_a, norm(rate_j) / tol_a)
     ci, cj = vec(pos[i]), vec(pos[j])
-    t = 0.0
+    t = 0.0                     # the led time
     if speed > 0.0:
         moved = speed * step    # tolerances a step
         t = lead / speed if moved < 1.0 else (0.5 * step if moved < 2.0 else 0.0)
-    if t <= 0.0:
-        speed = 0.0             # it moves two tolerances a step: computed where it is, served there alone
-    if speed > 0.0:
+    led = t > 0.0               # else computed where it is (two tolerances a step: served there alone)
+    if led:
         d = axpy(t, rate_d, d)
         cj = (ci[0] + d[0], ci[1] + d[1], ci[2] + d[2])
         ni = axpy(t, rate_i, ni)
@@ -337,7 +336,7 @@ def _recompute_led(i, j, d0, d1, d2, dd, pos, axis, rot, vel, omega, br, radius,
     result = _pair(ci, ni, cj, nj, radius, 0.5 * thickness, br[i], br[j], table, knobs)
     _store(i, j, result, cache)
     _keep(i, j, d, ni, nj, far, rot, cache, key, valid)
-    if speed > 0.0 and momentum > 0.0:  # served at the pose of the moment, not the led one
+    if led and momentum > 0.0:  # served at the pose of the moment, not the led one
         _balance_torque_on_i(i, j, (d0, d1, d2), cache)
     if split_now:               # not led: (d, ni, nj) is the pose of the moment
         dip = _dipole_term(i, j, d, ni, nj, br, radius, thickness)
