@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from rules.polarity.physics import physics_restores
 from sim.api import (BodyState, Intent, PhysicsParams, World, balance_intent, lay_flat, nominal_intent,
                      place_leaner, place_tower, sweep)
 
@@ -225,11 +226,6 @@ def test_nominal_intent_on_a_disc_taken_off_the_mat_names_it():
         nominal_intent(w, host, 0.0)
 
 
-# physics 0.13.1 bit for bit (pipelines.selfcheck.REFERENCE_0_13_1)
-OLDER_PHYSICS = dict(frame_turn=False, blend_work=False, reuse_momentum=False, converged_gap=False,
-                     fitted_lead=False)
-
-
 def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(monkeypatch):
     """Seed 5 with towers, played as physics 0.13.1 (the knobs that restore it; later
     physics' worlds go another way): an early leaner's episode carries a later
@@ -245,5 +241,6 @@ def test_midgame_world_floats_its_leaners_only_on_foundations_still_on_the_mat(m
         return place_leaner(world, intent, **kw)
 
     monkeypatch.setattr(scenes, "place_leaner", recording)
-    w = scenes.midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2), params=PhysicsParams(**OLDER_PHYSICS))
+    older = PhysicsParams(**physics_restores("0.13.1"))
+    w = scenes.midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2), params=older)
     assert len(hosts) == 6 and not w.live[15] and 15 not in hosts and hosts[-1] == 16

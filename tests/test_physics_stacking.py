@@ -7,6 +7,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from rules.polarity.physics import physics_restores
 from sim.api import BodyState, PhysicsParams, World, place_tower
 from sim.stacking import rest_heights
 
@@ -66,12 +67,10 @@ def _two_captures_digest(**params) -> tuple[list[int], str]:
 
 
 def test_tower_at_rest_off_is_physics_0_8_0_capture_bit_for_bit():
-    """Two captures, one next to a flat disc; the digest was printed by physics
-    0.8.0's code (commit 006b5d1)."""
-    assert _two_captures_digest(tower_at_rest=False, compound=False, reuse_lead=0.0, far_dipole=0.0,
-                                contact_skirt=0.0, frame_turn=False, blend_work=False,
-                                reuse_momentum=False, converged_gap=False,
-                                fitted_lead=False) == (
+    """Two captures, one next to a flat disc, with the knobs that restore physics
+    0.8.0 (``tower_at_rest=False`` and every later version's); the digest was
+    printed by physics 0.8.0's code (commit 006b5d1)."""
+    assert _two_captures_digest(**physics_restores("0.8.0")) == (
         [1947, 1664], "a90a3357ede5e1cd7dda05654033bdbfae6138dd35a6fbd9f2936b5822560f40")
     assert _two_captures_digest()[0][0] < 1947 / 2
 
