@@ -19,7 +19,10 @@ refinement of the physics contract (sim/api.py) changes this module only.
   turn with the pose without the work that turn does; ``blend_work`` false,
   physics 0.14.0: the kernel's blends between sampling rules and tiers
   without the work of their weight; ``reuse_momentum`` false, physics 0.15.0:
-  a reused pair result served with the torque of the pose it was computed at);
+  a reused pair result served with the torque of the pose it was computed at;
+  ``converged_gap`` false, physics 0.16.0: the kernel's edge gap by three
+  projection rounds; ``fitted_lead`` false, physics 0.17.0: every led pair
+  computed ``reuse_lead`` of a tolerance ahead);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
