@@ -51,6 +51,7 @@ from sim.forces import magnetic_on
 from sim.magnetics import packed_knobs
 from sim.jit import kernel
 from sim.params import IDX
+from sim.sleeping import COS_FLAT
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
 _MR, _MT, _FAR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cutoff"]
@@ -59,7 +60,6 @@ _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _SPLIT = IDX["far_dipole"]
 _MOMENTUM = IDX["reuse_momentum"]
-_COS_10_DEG = 0.984807753012208  # cos(10 deg)
 _SLACK = 1e-3                     # m, of a resting face's height and of the mat
 
 
@@ -71,7 +71,7 @@ def flat_holds(i, axis, f6, P):
     margin x mu_static N (the lower of mat and disc, as a stacked disc rests
     on a disc), and the tipping torque about the rim below margin x N x
     radius."""
-    if abs(axis[i, 2]) < _COS_10_DEG:
+    if abs(axis[i, 2]) < COS_FLAT:
         return False
     margin = P[_HOLD_M]
     normal = P[_MASS] * P[_G] - f6[2]
@@ -87,7 +87,7 @@ def flat_holds(i, axis, f6, P):
 def _resting_on(j, k, pos, axis, a, thick):
     """True if flat disc j rests on flat disc k (one thickness above it,
     offset under a radius)."""
-    if abs(axis[j, 2]) < _COS_10_DEG or abs(axis[k, 2]) < _COS_10_DEG:
+    if abs(axis[j, 2]) < COS_FLAT or abs(axis[k, 2]) < COS_FLAT:
         return False
     dz = pos[j, 2] - pos[k, 2]
     dh2 = (pos[j, 0] - pos[k, 0]) ** 2 + (pos[j, 1] - pos[k, 1]) ** 2
@@ -115,7 +115,7 @@ def column_of(i, pos, axis, live, awake, P, column):
     return its height, or 0 if i is not in one (see the module docstring)."""
     a, thick = P[_RADIUS], P[_THICK]
     n = pos.shape[0]
-    if abs(axis[i, 2]) < _COS_10_DEG:
+    if abs(axis[i, 2]) < COS_FLAT:
         return 0
     bottom, depth = i, 0
     while True:

@@ -27,8 +27,9 @@ in the kicks with the velocity of the moment). Each step, at time t:
 5. sleeping: a body is still while below both sleep speeds or while its
    pose stays within ``rest_ball`` of where it was (``in_rest_ball``:
    contacts at rest jitter); an island of touching awake bodies that have
-   all been still for ``sleep_time`` falls asleep together (``sleep_islands``), each body's
-   magnetic force recorded in ``fref [n, 6]``; every ``wake_check_every``
+   all been still for ``sleep_time`` (``flat_sleep_time`` if all lie flat)
+   falls asleep together (``sleep_islands``), each body's magnetic force
+   recorded in ``fref [n, 6]``; every ``wake_check_every``
    steps a sleeper within ``wake_radius`` of an awake body is woken if its
    magnetic force or torque changed by more than ``wake_force x m g`` (x
    radius for torques) and, lying flat, friction no longer holds it, alone
@@ -164,6 +165,7 @@ _MR, _MT, _G = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["gravity"]
 _LIN, _ANG, _ROLL = IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_damping"]
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
+_FLAT_TS = IDX["flat_sleep_time"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
@@ -387,7 +389,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     depth, normals, feats = np.zeros(2 * npts), np.zeros((2 * npts, 3)), np.zeros(2 * npts, np.int8)
     island, roots, act = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
     scratch = np.zeros((8, 3))
-    ready = np.zeros(n, np.bool_)
+    ready, flat = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
     cache, key, valid = np.zeros((n, n, 9)), np.zeros((n, n, KEY)), np.zeros((n, n), np.uint8)
     pos0, anchor_pos, anchor_quat = pos.copy(), pos.copy(), quat.copy()
     out6 = np.zeros(6)
@@ -403,7 +405,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                      disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r,
                      push_t, push_p, max_steps, touched, maxdisp, in_hand, stop_red,
                      rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
-                     island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
+                     island, fresh, scratch, ready, flat, roots, act, cache, key, valid, pos0, anchor_pos,
                      anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
                      hand_stack, hand_seen, grp, G, GM, GC, gorder, gkeys, g6, g33)
 
@@ -446,7 +448,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
               disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t,
               push_p, max_steps, touched, maxdisp, in_hand, stop_red,
               rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
-              island, fresh, scratch, ready, roots, act, cache, key, valid, pos0, anchor_pos,
+              island, fresh, scratch, ready, flat, roots, act, cache, key, valid, pos0, anchor_pos,
               anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
               hand_stack, hand_seen, grp, G, GM, GC, gorder, gkeys, g6, g33):
     """``run``'s loop, given its zeroed work arrays (``pos0``, ``anchor_pos``,
@@ -585,7 +587,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
                 still[i] += dt
             else:
                 still[i] = 0.0
-        sleep_islands(live, awake, still, cur, kin, P[_TS], island, ready, roots)
+        sleep_islands(live, awake, still, cur, kin, P[_TS], island, ready, roots, axis, P[_FLAT_TS], flat)
         for i in range(n):
             if island[i] == -2:      # marked to fall asleep now
                 if grp[i] >= 0:

@@ -13,7 +13,8 @@ shell 30 mm x 6 mm, 10 g (53 discs = 530 g of a 920 g box); magnet
 dt = 0.1 ms (see sim.integrate).
 
 Calibration (CALIBRATION below; tests/test_physics_calibration.py checks it);
-the choice of rolling damping: DAMPING below; of the sleep time: SLEEP below.
+the choice of rolling damping: DAMPING below; of the sleep time: SLEEP below;
+of the shorter sleep time of flat islands: FLAT_SLEEP below.
 """
 
 from __future__ import annotations
@@ -88,6 +89,30 @@ episodes recorded from other games ran 2.4 (dt 0.15 ms) and 3.5 (0.2 ms)
 times the body steps of dt 0.1 ms, 53 of them out of budget, 3 blown up
 at 0.2 ms.
 """
+FLAT_SLEEP = """
+An island whose every body lies flat (face within 10 deg of level: discs on
+the mat, towers, a disc on a disc) sleeps after ``flat_sleep_time``, 0.02 s,
+of stillness instead of ``sleep_time`` (physics 0.19.0; 0.08 s plays
+0.18.0). What the 0.08 s is for, a leaner passing the ends of its swing, a
+flat disc does not do: it rests on its face, and one that starts to tip or
+slide leaves the rest ball within the shorter time. A host tipping under a
+disc held beside it (hold test off) tips at the same bases with 0.02 s,
+0.04 s and with sleeping off (tests/test_physics_sleeping.py). What it saves:
+a host the approaching leaner's field wakes (its static tipping ratio over
+``hold_margin``, sim.holding) jitters by ~0.01 mm and stayed awake 0.08 s a
+wake. Measured (session 35, 2026-12-05): the built mid-game scene's
+clearest-host placement 6.0 -> 5.0 ms CPU (3,383 -> 2,947 body steps), its
+crowded host 84 -> 78 ms, its snap fault 97 -> 82 ms; the episodes of
+standard games (cautious vs aggressive) replayed under both
+(benchmarks/replay_episodes.py, games 6 from seed 11 and 8 from seed 12,
+played once under each physics, 364-735 episodes a set): CPU -9 %, +2 %
+(beside other work), -12 %, -2 %; body steps -10 %, -5 %, -15 %, -10 %;
+2.6-5.5 % of the episodes end another way (a rounding-level change: ~4 %).
+The spread is the cascades': an episode that ends the same can take twice
+or half the steps under either. Measured and left: 0.01 s (-8 %, body steps
+-11 %, 3.8 % changed) and 0.04 s (-2 %) on the first set; the short sleep for
+single flat discs only (islands of one): -2 % and -4 %.
+"""
 CALIBRATED_TILT_DEG = 45.8
 CALIBRATED_BASE_DISTANCE = 0.0558
 
@@ -133,6 +158,7 @@ class PhysicsParams(BaseModel):
     sleep_speed: float = Field(0.003, description="m/s")
     sleep_spin: float = Field(0.3, description="rad/s")
     sleep_time: float = Field(0.08, description="s below both thresholds (or within rest_ball) to sleep")
+    flat_sleep_time: float = Field(0.02, gt=0.0, description="s still to sleep for an island whose every body lies flat, face within 10 deg of level (FLAT_SLEEP; 0.08: physics 0.18.0)")
     rest_ball: float = Field(1e-4, description="a body whose pose stays this close (m, rim shift) to where it was counts as still (0: off)")
     sleep: bool = Field(True, description="False: nobody ever sleeps")
     wake_force: float = Field(0.03, description="wake when magnetic force changed by this x m g")
@@ -191,6 +217,7 @@ PACKED = [
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
     "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap", "fitted_lead",
+    "flat_sleep_time",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
 KERNEL_KNOB_NAMES = ("frame_turn", "blend_work", "converged_gap")       # the order of sim.magnetics.KERNEL_KNOBS

@@ -2,14 +2,18 @@
 both sleep speeds or while its pose stays within ``rest_ball`` of an anchor
 (``in_rest_ball``); an island of touching awake bodies that have all been
 still for ``sleep_time`` falls asleep together (``sleep_islands``, as in
-Box2D). Why the pose and not only the speed: ``in_rest_ball``; the choice of
-``sleep_time``: sim.params, SLEEP.
+Box2D), an island whose every body lies flat after ``flat_sleep_time``. Why
+the pose and not only the speed: ``in_rest_ball``; the choice of
+``sleep_time``: sim.params, SLEEP; of ``flat_sleep_time``: sim.params,
+FLAT_SLEEP.
 """
 
 import numpy as np
 
 from sim.detmath import acos
 from sim.jit import kernel
+
+COS_FLAT = 0.984807753012208  # cos(10 deg): a face this near level lies flat (here and in sim.holding)
 
 
 @kernel
@@ -58,12 +62,14 @@ def _root(parent, i):
 
 
 @kernel
-def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, roots):
+def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, roots, axis,
+                  flat_time, flat):
     """Box2D-style islands: awake bodies touching each other sleep together,
-    only when every one of them has been still for ``sleep_time``. Marks the
-    bodies to put to sleep with ``island[i] = -2``. The held disc never
-    sleeps, so nothing touching it does. ``ready`` (bool [n]) and ``roots``
-    (int64 [n]) are work arrays."""
+    only when every one of them has been still for ``sleep_time``, or for
+    ``flat_time`` if every one lies flat (face within 10 deg of level).
+    Marks the bodies to put to sleep with ``island[i] = -2``. The held disc
+    never sleeps, so nothing touching it does. ``ready``, ``flat`` (bool [n])
+    and ``roots`` (int64 [n]) are work arrays."""
     n = live.shape[0]
     for i in range(n):
         island[i] = i
@@ -75,11 +81,15 @@ def sleep_islands(live, awake, still, cur, held, sleep_time, island, ready, root
                 ri, rj = _root(island, i), _root(island, j)
                 if ri != rj:
                     island[max(ri, rj)] = min(ri, rj)
-    ready[:] = True
-    for i in range(n):
-        if live[i] and awake[i] and (i == held or still[i] < sleep_time):
-            ready[_root(island, i)] = False
     for i in range(n):
         roots[i] = _root(island, i)
+    ready[:] = True
+    flat[:] = True
+    for i in range(n):
+        if live[i] and awake[i] and abs(axis[i, 2]) < COS_FLAT:
+            flat[roots[i]] = False
+    for i in range(n):
+        if live[i] and awake[i] and (i == held or still[i] < (flat_time if flat[roots[i]] else sleep_time)):
+            ready[roots[i]] = False
     for i in range(n):
         island[i] = -2 if (live[i] and awake[i] and i != held and ready[roots[i]]) else -1

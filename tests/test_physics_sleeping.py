@@ -1,9 +1,11 @@
 """The wake check: a sleeper friction can hold stays asleep, alone or as the
-tower it is part of (sim.holding); one it cannot hold is woken."""
+tower it is part of (sim.holding); one it cannot hold is woken. And how soon
+an island falls asleep: a flat one after ``flat_sleep_time``, any other after
+``sleep_time`` (sim.sleeping)."""
 
 import numpy as np
 
-from sim.api import Intent, World, place_leaner
+from sim.api import Intent, PhysicsParams, World, lay_flat, leaner_pose, place_leaner
 from sim.bodies import quat_to_matrix
 from sim.forces import KEY, magnetic_on
 from sim.holding import column_of, flat_holds, stack_holds
@@ -118,8 +120,6 @@ def test_hold_margin_stays_well_below_the_tipping_the_dynamics_show():
     wakes it) from a static tipping ratio of ~0.8, not 1 (tilting toward the magnet raises
     its torque). The wake check keeps a disc asleep only below ``hold_margin`` of it, so
     the margin must stay well below where discs really tip."""
-    from sim.api import PhysicsParams, leaner_pose
-
     seen = []
     for base in (0.052, 0.050, 0.049, 0.048, 0.047, 0.045):
         w = World.new(PhysicsParams(hold_margin=0.0, hold_time=0.5))
@@ -166,3 +166,46 @@ def test_a_sleepers_reference_is_the_sum_of_its_pairs_kernel_results_in_order_to
                 expected[k] += sign * out[k]
                 expected[3 + k] += torque[k]
         assert fref[i].tolist() == expected.tolist(), i
+
+
+def test_an_island_of_flat_discs_sleeps_after_flat_sleep_time_a_leaning_one_after_sleep_time():
+    """A foundation laid on an empty mat settles, then sleeps ``flat_sleep_time`` after
+    it came to rest; a leaner on a lone host is not flat and sleeps ``sleep_time`` after
+    it came to rest, whatever ``flat_sleep_time`` is."""
+    assert PhysicsParams().dt == 1e-4
+
+    def laid(**knobs):
+        return lay_flat(World.new(PhysicsParams(**knobs)), 0.0, 0.0, 1).steps
+
+    def leaned(**knobs):
+        w = World.new(PhysicsParams(**knobs))
+        host = w.add_flat(0.0, 0.0, 1)
+        return place_leaner(w, Intent(host, 0.0, 0.056, np.radians(45.0), 1)).steps
+
+    assert PhysicsParams().flat_sleep_time < PhysicsParams().sleep_time
+    step = 1e-4                          # stillness sums the step in floats: +-1 step
+    assert abs(laid(flat_sleep_time=0.08) - laid(flat_sleep_time=0.02) - 0.06 / step) <= 1
+    assert abs(laid(flat_sleep_time=0.05) - laid(flat_sleep_time=0.02) - 0.03 / step) <= 1
+    assert leaned(flat_sleep_time=0.02) == leaned(flat_sleep_time=0.08) == leaned(flat_sleep_time=0.005)
+    assert abs(leaned(sleep_time=0.1) - leaned(sleep_time=0.08) - 0.02 / step) <= 1
+
+
+def _host_tipped(base: float, **knobs) -> bool:
+    """A disc held at 45 deg ``base`` from a lone flat host for half a second, the hold
+    test off (every change of force wakes the host): did the host move over a millimetre?"""
+    w = World.new(PhysicsParams(hold_margin=0.0, hold_time=0.5, **knobs))
+    host = w.add_flat(0.0, 0.0, 1)
+    ep = place_leaner(w, Intent(host, 0.0, base, np.radians(45.0), 1))
+    return ep.moved_diameters.get(host, 0.0) * 2 * w.params.radius > 1e-3
+
+
+def test_a_flat_disc_s_short_sleep_freezes_no_tipping_that_sleeping_off_shows():
+    """A host starting to tip under a held disc is flat for its first instants; its short
+    sleep must not catch it there. Across the tipping threshold (between 49 and 48.5 mm
+    of base), the host tips or stays exactly as with sleeping off, also at twice that
+    short sleep."""
+    bases = (0.0500, 0.0490, 0.0485, 0.0475)
+    free = [_host_tipped(b, sleep=False) for b in bases]
+    assert free[0] is False and free[-1] is True
+    assert [_host_tipped(b) for b in bases] == free
+    assert [_host_tipped(b, flat_sleep_time=0.04) for b in bases] == free

@@ -8,6 +8,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   every disc, red included; ``settle_budget_s`` is R19's step budget;
   ``contact_substeps``, when set, the core's sub-steps of moving contacts;
   ``dt``, when set, the core's fixed step (the ``fine-step`` variant halves it);
+  ``flat_sleep_time``, when set, how long an island of flat discs stays still
+  before it sleeps (0.08 s, the sleep time of every island: physics 0.18.0);
   ``tower_hold`` false, the wake check of physics 0.7.0 and before;
   ``tower_at_rest`` false, physics 0.8.0's capture, its discs let go apart;
   ``compound`` false, physics 0.9.0: a toppled stack's discs each moved alone;
@@ -55,6 +57,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 19, 0), "flat_sleep_time", 0.08),
     ((0, 18, 0), "fitted_lead", False),
     ((0, 17, 0), "converged_gap", False),
     ((0, 16, 0), "reuse_momentum", False),
@@ -82,7 +85,7 @@ def physics_restores(version: str) -> dict:
 
 
 # the rules' physics knobs passed to the core: these when set (None: the core's default) ...
-SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt")
+SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt", "flat_sleep_time")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
                 "converged_gap", "fitted_lead")
