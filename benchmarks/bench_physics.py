@@ -7,7 +7,11 @@ episode within 2 s).
 Reports a nominal placement next to a lone foundation (2 discs) and, for a
 seeded mid-game world of 37 discs (red disc, 12 single
 foundations, six towers of 3-3-3-3-2-2 discs, 8 leaner placements, whatever
-they left standing or knocked down):
+they left standing or knocked down; stored in ``midgame_scene.npz`` as
+physics 0.18.0 built it, so each physics since is timed on the same world:
+``build_scene`` under another physics builds another one, and until session
+35 each version was timed on its own, 0.17.0's clearest host a 16,481-step
+cascade; tests/test_bench_scene.py checks the file is what 0.18.0's knobs build):
 episodes per second and ms per episode (wall and process CPU time, the
 median of --repeat runs), steps and body steps (awake bodies summed over
 steps: the work, independent of machine load) for a nominal leaner placement
@@ -54,6 +58,7 @@ from sim.api import Intent, World, nominal_intent, place_leaner  # noqa: E402
 from sim.magnetics import pair_force_torque  # noqa: E402
 from sim.magnetics_table import field_table  # noqa: E402
 from sim.scenes import free_azimuth, midgame_world  # noqa: E402
+from sim.world import STATE_ARRAYS  # noqa: E402
 
 GAME_SEEDS = (11, 12, 13, 14)
 
@@ -208,12 +213,35 @@ def first_episode_seconds():
             "exit_s": round(whole - to_episode, 3), "process_wall_s": round(whole, 3), "status": out[2]}
 
 
+SCENE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "midgame_scene.npz")
+SCENE_PHYSICS = "0.18.0"        # the physics that built the stored scene
+
+
+def build_scene(params=None) -> World:
+    """The seeded 37-disc mid-game world, built by the physics of ``params``."""
+    return midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2), params=params)
+
+
+def store_scene(world: World, path: str = SCENE_FILE) -> None:
+    np.savez(path, **{name: getattr(world, name) for name in STATE_ARRAYS})
+
+
+def stored_scene(path: str = SCENE_FILE, params=None) -> World:
+    """The mid-game world as physics SCENE_PHYSICS built it, every body asleep where
+    it came to rest, under the core's parameters (or ``params``)."""
+    world = World.new(params)
+    with np.load(path) as arrays:
+        for name in STATE_ARRAYS:
+            setattr(world, name, arrays[name].copy())
+    return world
+
+
 def mid_game_scene(params=None):
-    """The built 37-disc world (built by the physics of ``params``: another physics
-    builds another world) and its three placements: on the clearest host, on a
-    crowded host (24, a single foundation that already carries a leaner), and a
-    snap fault there."""
-    world = midgame_world(7, n_flat=18, n_leaners=8, towers=(3, 3, 3, 3, 2, 2), params=params)
+    """The stored 37-disc world (``stored_scene``: a physics that built its own world
+    would time other episodes, e.g. 0.19.0's clearest host an 8,001-step cascade)
+    and its three placements: on the clearest host, on a crowded host (24, a single
+    foundation that already carries a leaner), and a snap fault there."""
+    world = stored_scene(params=params)
     host = 24
     assert world.live[host]
     az = free_azimuth(world, host)

@@ -22,9 +22,8 @@ SLEEP), so that share is the floor to read ``changed`` against.
 as many steps (the core is deterministic; ``tests/test_replay_episodes.py``).
 
 ``--scene N``: instead of games, the three placements of ``bench_physics.py``'s
-built mid-game scene, each replayed N times in alternation. That scene is built
-by the physics, so a change builds another one and its figures there are other
-episodes; here both sides start from the world side A built.
+stored mid-game scene (the world physics 0.18.0 built), each replayed N times
+in alternation, both sides from that world.
 
 Game-level verdicts (win rates, end reasons) are ``polsim compare``'s job; this
 says what a change does to the physics the games are made of, at a fraction

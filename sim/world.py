@@ -30,8 +30,8 @@ from sim.magnetics_table import field_table, no_table
 from sim.params import PhysicsParams
 from sim.state import TOUCH_TOL, classify, pairs_of, touching_matrix
 
-_ARRAYS = ("pos", "quat", "vel", "omega", "live", "awake", "still", "red", "br",
-           "owner", "mat_spring", "disc_spring", "disc_partner", "disc_feature", "fref")
+STATE_ARRAYS = ("pos", "quat", "vel", "omega", "live", "awake", "still", "red", "br",
+                "owner", "mat_spring", "disc_spring", "disc_partner", "disc_feature", "fref")
 
 
 class World:
@@ -119,7 +119,7 @@ class World:
         bodies are untouched, so what follows is the same to the bit."""
         if i != len(self.live) - 1:
             raise ValueError(f"body {i} is not the last one added ({len(self.live) - 1})")
-        for name in _ARRAYS:
+        for name in STATE_ARRAYS:
             setattr(self, name, getattr(self, name)[:i].copy())
         self._forget(i)
 
@@ -142,13 +142,13 @@ class World:
         other = World.__new__(World)
         other.params, other.P, other.field, other.rim = self.params, self.P, self.field, self.rim
         other.stop_on_red_contact = self.stop_on_red_contact
-        for name in _ARRAYS:
+        for name in STATE_ARRAYS:
             setattr(other, name, getattr(self, name).copy())
         return other
 
     def restore(self, other: "World") -> None:
         """Become a copy of ``other`` (used to undo a failed episode)."""
-        for name in _ARRAYS:
+        for name in STATE_ARRAYS:
             setattr(self, name, getattr(other, name).copy())
 
     # -- reading ------------------------------------------------------------
