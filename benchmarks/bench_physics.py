@@ -228,7 +228,8 @@ def store_scene(world: World, path: str = SCENE_FILE) -> None:
 
 def stored_scene(path: str = SCENE_FILE, params=None) -> World:
     """The mid-game world as physics SCENE_PHYSICS built it, every body asleep where
-    it came to rest, under the core's parameters (or ``params``)."""
+    it came to rest, under the core's parameters (or ``params``: any but the discs'
+    size and magnets, which the stored poses and remanences were made with)."""
     world = World.new(params)
     with np.load(path) as arrays:
         for name in STATE_ARRAYS:

@@ -172,8 +172,6 @@ def test_an_island_of_flat_discs_sleeps_after_flat_sleep_time_a_leaning_one_afte
     """A foundation laid on an empty mat settles, then sleeps ``flat_sleep_time`` after
     it came to rest; a leaner on a lone host is not flat and sleeps ``sleep_time`` after
     it came to rest, whatever ``flat_sleep_time`` is."""
-    assert PhysicsParams().dt == 1e-4
-
     def laid(**knobs):
         return lay_flat(World.new(PhysicsParams(**knobs)), 0.0, 0.0, 1).steps
 
@@ -183,7 +181,7 @@ def test_an_island_of_flat_discs_sleeps_after_flat_sleep_time_a_leaning_one_afte
         return place_leaner(w, Intent(host, 0.0, 0.056, np.radians(45.0), 1)).steps
 
     assert PhysicsParams().flat_sleep_time < PhysicsParams().sleep_time
-    step = 1e-4                          # stillness sums the step in floats: +-1 step
+    step = PhysicsParams().dt            # stillness sums the step in floats: +-1 step
     assert abs(laid(flat_sleep_time=0.08) - laid(flat_sleep_time=0.02) - 0.06 / step) <= 1
     assert abs(laid(flat_sleep_time=0.05) - laid(flat_sleep_time=0.02) - 0.03 / step) <= 1
     assert leaned(flat_sleep_time=0.02) == leaned(flat_sleep_time=0.08) == leaned(flat_sleep_time=0.005)
