@@ -1,7 +1,6 @@
 """benchmarks/bench_physics.py times every physics on one stored mid-game world."""
 
 import importlib
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,14 +10,10 @@ from rules.polarity.physics import physics_restores
 from sim.params import PhysicsParams
 
 
-@pytest.fixture(scope="module")
-def bench():
-    root = str(Path(__file__).resolve().parents[1] / "benchmarks")
-    sys.path.insert(0, root)
-    try:
-        yield importlib.import_module("bench_physics")
-    finally:
-        sys.path.remove(root)
+@pytest.fixture
+def bench(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module("bench_physics")
 
 
 def test_the_stored_scene_is_the_world_its_physics_builds_bit_for_bit(bench):
