@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/replay_episodes.py --games 6 --seed 2026 --set reuse_lead=0
     .venv/bin/python benchmarks/replay_episodes.py --games 8 --seed 12 --set reuse_pos=5e-6 --json out.json
     .venv/bin/python benchmarks/replay_episodes.py --scene 10 --set contact_skirt=0
+    .venv/bin/python benchmarks/replay_episodes.py --games 8 --seed 12 --rounds 3 --set flat_sleep_time=0.08
 
 Plays ``--games`` standard games (seats alternating, as ``bench_polarity.py``)
 under the current physics, keeps a copy of the world before every episode the
@@ -10,7 +11,9 @@ engine asks of the core (placements, conversions, captures), then replays each
 episode from its world twice, in alternation: as is (A) and with the physics
 parameters of ``--set`` (B: ``sim.params.PhysicsParams`` fields). Alternating
 episode by episode, both sides meet the same spells of a busy machine, so the
-CPU ratio holds where wall figures swing.
+CPU ratio holds where wall figures swing. ``--rounds N`` replays each
+episode N times a side, still alternating, and counts its median CPU, so one
+replay slowed by other work on the machine does not count.
 
 Reported per side: CPU seconds, physics steps and body steps, episodes that ran
 to the step budget, and counts of what the episodes did (the Action Disc's end
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import statistics
 import sys
 import time
 from collections import Counter
@@ -107,21 +111,28 @@ def with_params(world, overrides: dict):
     return w
 
 
-def replay(episodes, overrides: dict) -> dict:
+def replay(episodes, overrides: dict, rounds: int = 1) -> dict:
+    """Each episode under A and under B, alternating, ``rounds`` times a side: the
+    CPU of an episode is the median of its rounds (the steps and the outcome, the
+    same every round, are the first's)."""
     base = core()
     sides = {side: {"cpu_s": 0.0, "steps": 0, "body_steps": 0, "step_budget": 0, "counts": Counter()}
              for side in "AB"}
     changed = reproduced = 0
     for verb, world, args, kw, played in episodes:
-        ends = {}
-        for side, params in (("A", {}), ("B", overrides)):
-            w = with_params(world, params)
-            c = time.process_time()
-            ep = getattr(base, verb)(w, *args, **kw)
+        ends, cpu, eps = {}, {"A": [], "B": []}, {}
+        for _ in range(rounds):
+            for side, params in (("A", {}), ("B", overrides)):
+                w = with_params(world, params)
+                c = time.process_time()
+                eps[side] = getattr(base, verb)(w, *args, **kw)
+                cpu[side].append(time.process_time() - c)
+        for side in "AB":
+            ep = eps[side]
             if side == "A":
                 reproduced += (outcome(verb, ep), ep.steps) == played
             s = sides[side]
-            s["cpu_s"] += time.process_time() - c
+            s["cpu_s"] += statistics.median(cpu[side])
             s["steps"] += ep.steps
             s["body_steps"] += ep.body_steps
             s["step_budget"] += ep.status == "step_budget"
@@ -166,13 +177,17 @@ def main(argv=None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
                     help="a PhysicsParams field for side B (repeatable)")
     ap.add_argument("--scene", type=int, default=0, metavar="N",
-                    help="replay bench_physics.py's built mid-game scene's placements N times each instead of games")
+                    help="replay bench_physics.py's stored mid-game scene's placements N times each instead of games")
+    ap.add_argument("--rounds", type=int, default=1, metavar="N",
+                    help="replay each episode N times a side, alternating, and take its median CPU")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds {args.rounds}: replay each episode at least once a side (--rounds 1)")
     overrides = parse_sets(args.set)
     a, b = args.strategies.split(",")
     episodes = scene_episodes(args.scene) if args.scene else record(specs(a, b, args.games, args.seed, args.variant))
-    out = replay(episodes, overrides)
+    out = replay(episodes, overrides, args.rounds)
     print(json.dumps(out, indent=1))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

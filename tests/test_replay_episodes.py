@@ -62,3 +62,33 @@ def test_scene_replays_bench_physics_placements_from_the_world_side_a_built(tool
     out = tool.replay(episodes, tool.parse_sets(["max_speed=20"]))
     assert out["a_reproduces_the_games"] and out["changed"] == 0
     assert out["A"]["steps"] == out["B"]["steps"] > 6 * 2000
+
+
+def test_rounds_replay_each_episode_again_and_count_its_median_cpu(tool, episodes, monkeypatch):
+    """Three rounds a side play every episode six times (the core is deterministic), so
+    every count is one round's; only the CPU is a median of three."""
+    import dataclasses
+
+    real, calls = tool.core(), []
+
+    def counted(verb):
+        def run(*args, **kw):
+            calls.append(verb)
+            return getattr(real, verb)(*args, **kw)
+        return run
+
+    monkeypatch.setattr(tool, "core", lambda: dataclasses.replace(real, **{v: counted(v) for v in tool.VERBS}))
+    once = tool.replay(episodes, {"reuse_lead": 0.0})
+    assert len(calls) == 2 * len(episodes)
+    thrice = tool.replay(episodes, {"reuse_lead": 0.0}, rounds=3)
+    assert len(calls) == 8 * len(episodes) and thrice["a_reproduces_the_games"]
+    for side in "AB":
+        for key in ("steps", "body_steps", "step_budget", "counts"):
+            assert thrice[side][key] == once[side][key], (side, key)
+        assert thrice[side]["cpu_s"] > 0
+
+
+def test_no_rounds_is_a_usage_error(tool, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        tool.main(["--rounds", "0"])
+    assert exit_.value.code == 2 and "--rounds 0" in capsys.readouterr().err
