@@ -107,7 +107,9 @@ standard games (cautious vs aggressive) replayed under both
 (benchmarks/replay_episodes.py, games 6 from seed 11 and 8 from seed 12,
 played once under each physics, 364-735 episodes a set): CPU -9 %, +2 %
 (beside other work), -12 %, -2 %; body steps -10 %, -5 %, -15 %, -10 %;
-2.6-5.5 % of the episodes end another way (a rounding-level change: ~4 %).
+2.6-5.5 % of the episodes end another way (a rounding-level change: ~4 %);
+two more sets, 8 games from seeds 13 and 14 under 0.19.0 (``--rounds 3``):
+CPU -8 %, -16 %, body steps -15 %, -19 %.
 The spread is the cascades': an episode that ends the same can take twice
 or half the steps under either. Measured and left: 0.01 s (-8 %, body steps
 -11 %, 3.8 % changed) and 0.04 s (-2 %) on the first set; the short sleep for

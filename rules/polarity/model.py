@@ -74,7 +74,7 @@ class PolarityRules(RulesBase):
     dt: float | None = Field(
         None, gt=0.0, le=2e-4, description="physics: the core's fixed step, s; unset = the core's 1e-4; 5e-5 (the fine-step variant) keeps a frictionless snap's energy within 1 % over a second at ~1.7x the CPU")
     flat_sleep_time: float | None = Field(
-        None, gt=0.0, le=0.08, description="physics: how long an island of discs lying flat stays still before it sleeps, s; unset = the core's 0.02; 0.08 (every island's sleep time) = physics 0.18.0 (replayed episodes ~5 % dearer on average)")
+        None, gt=0.0, le=0.08, description="physics: how long an island of discs lying flat stays still before it sleeps, s; unset = the core's 0.02; 0.08 (every island's sleep time) = physics 0.18.0 (replayed episodes ~8 % dearer on average)")
     tower_hold: bool = Field(
         True, description="physics: a sleeping tower friction holds stays asleep as a whole; false = physics 0.7.0's wake check (~2x dearer)")
     tower_at_rest: bool = Field(
