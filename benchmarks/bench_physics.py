@@ -11,7 +11,8 @@ they left standing or knocked down; stored in ``midgame_scene.npz`` as
 physics 0.18.0 built it, so each physics since is timed on the same world:
 ``build_scene`` under another physics builds another one, and until session
 35 each version was timed on its own, 0.17.0's clearest host a 16,481-step
-cascade; tests/test_bench_scene.py checks the file is what 0.18.0's knobs build):
+cascade; tests/test_bench_scene.py checks the file is what 0.18.0's knobs build;
+to store another: ``store_scene(build_scene(params))`` and set SCENE_PHYSICS):
 episodes per second and ms per episode (wall and process CPU time, the
 median of --repeat runs), steps and body steps (awake bodies summed over
 steps: the work, independent of machine load) for a nominal leaner placement

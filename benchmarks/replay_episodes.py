@@ -113,8 +113,8 @@ def with_params(world, overrides: dict):
 
 def replay(episodes, overrides: dict, rounds: int = 1) -> dict:
     """Each episode under A and under B, alternating, ``rounds`` times a side: the
-    CPU of an episode is the median of its rounds (the steps and the outcome, the
-    same every round, are the first's)."""
+    CPU of an episode is the median of its rounds (its steps and outcome, the same
+    every round: the core is deterministic, are counted once)."""
     base = core()
     sides = {side: {"cpu_s": 0.0, "steps": 0, "body_steps": 0, "step_budget": 0, "counts": Counter()}
              for side in "AB"}

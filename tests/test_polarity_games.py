@@ -112,6 +112,8 @@ def test_physics_knobs_reach_the_core_and_the_contact_skirt_is_on_by_default():
     assert physics_params(PolarityRules()).contact_skirt == 0.003
     assert physics_params(GAME.with_overrides(GAME.variant("standard"), {"contact_skirt": "0"})).contact_skirt == 0.0
     assert physics_params(PolarityRules(far_dipole=0.0)).far_dipole == 0.0
+    assert physics_params(PolarityRules()).flat_sleep_time == 0.02
+    assert physics_params(PolarityRules(flat_sleep_time=0.08)).flat_sleep_time == 0.08
 
 
 def test_the_fine_step_variant_halves_the_cores_step_and_a_step_too_long_is_a_usage_error():
