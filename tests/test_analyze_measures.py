@@ -155,6 +155,23 @@ def test_decisiveness_reads_the_lead_with_the_komi_white_carries(tmp_path, colou
     assert tables_of(run)["decisiveness"][0]["mean_frac"] == pytest.approx(frac)
 
 
+def test_decisiveness_reads_each_game_with_its_own_komi_when_the_runs_mix_komi_and_none(tmp_path):
+    games = [game_row(0, 1, colour_0="black", rule_komi=3.5), game_row(1, 0, colour_0="black", rule_komi=0.0)]
+    turns = score_turns(0, [(0, 0), (2, 0), (3, 1), (4, 1)]) + score_turns(1, [(0, 0), (2, 0), (3, 1), (4, 1)])
+    assert tables_of(write_run(tmp_path, games, turns))["decisiveness"][0]["mean_frac"] == pytest.approx(0.125)
+
+
+def test_decisiveness_joins_turns_to_games_only_when_a_game_has_a_komi(tmp_path):
+    from pipelines.decisiveness import _turns_sql
+    from pipelines.scope import Scope
+
+    turns = score_turns(0, [(0, 0), (1, 0)])
+    for komi, joined in ((0.0, False), (2.5, True)):
+        run = write_run(tmp_path / str(komi), [game_row(0, 0, colour_0="white", rule_komi=komi)], turns)
+        con, _ = open_runs([run])
+        assert ("JOIN" in _turns_sql(Scope.of(con))) is joined
+
+
 def test_decisiveness_is_left_out_without_turns(tmp_path):
     tables = tables_of(balance_run(tmp_path))
     assert "decisiveness" not in tables and "balance" in tables
