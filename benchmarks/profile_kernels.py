@@ -3,6 +3,7 @@ after the numba function it fell in.
 
     .venv/bin/python benchmarks/profile_kernels.py --games 2
     .venv/bin/python benchmarks/profile_kernels.py --games 2 --seed 12 --rounds 2 --top 30 --json out.json
+    .venv/bin/python benchmarks/profile_kernels.py --games 3 --seed 11 --rounds 5 --clean
 
 ``profile_polarity.py`` says which episodes a game's CPU goes to; this says
 which compiled functions of the core it goes to while those episodes run
@@ -14,8 +15,8 @@ say: numba's code lives in memory the JIT wrote, which has no symbols.
    read its symbols from, so the core is compiled afresh (a minute or two);
 2. the episodes of ``--games`` standard games are recorded
    (``replay_episodes.record``);
-3. ``perf record`` samples this process while every episode is replayed
-   ``--rounds`` times;
+3. ``perf record`` samples this process while every episode (``--clean``:
+   only the placements that settled leaning with no reaction, ``is_clean``) is replayed ``--rounds`` times;
 4. each numba library's object code is listed with ``nm``, and placed where
    the JIT loaded it by its ``cpython.`` entry wrapper, a symbol no other
    library defines, whose address the JIT engine gives (``locate``): every
@@ -163,6 +164,14 @@ def table(counts: Counter, top: int) -> dict:
     return {"samples": total, "compiled_share": round(compiled / total, 4) if total else 0.0, "functions": rows}
 
 
+def is_clean(episode) -> bool:
+    """A placement that settled leaning with no other disc fallen, no new contact, no red
+    touch and nothing in the hand (``replay_episodes.record``'s tuples and their outcome):
+    issue 3's typical placement."""
+    verb, _world, _args, _kw, (outcome, _steps) = episode
+    return verb == "place_leaner" and outcome[:2] == ("settled", "leaning") and not any(outcome[2:])
+
+
 def sample(episodes, rounds: int, data: str) -> None:
     """Replay the episodes ``rounds`` times under ``perf record``."""
     from rules.polarity.physics import core
@@ -189,6 +198,7 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="standard")
     ap.add_argument("--rounds", type=int, default=1, metavar="N", help="replay every episode N times under perf")
     ap.add_argument("--top", type=int, default=25, metavar="N", help="functions shown")
+    ap.add_argument("--clean", action="store_true", help="only placements that settled leaning with no reaction (is_clean)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if args.games < 1 or args.rounds < 1 or args.top < 1:
@@ -205,6 +215,10 @@ def main(argv=None) -> int:
 
         a, b = args.strategies.split(",")
         episodes = record(specs(a, b, args.games, args.seed, args.variant))
+        if args.clean:
+            episodes = [e for e in episodes if is_clean(e)]
+            if not episodes:
+                raise SystemExit("error: no clean placement in these games; play more (--games) or another --seed")
         data = os.path.join(tmp, "perf.data")
         sample(episodes, args.rounds, data)
         script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True).stdout

@@ -54,6 +54,18 @@ def test_samples_are_counted_in_the_function_that_holds_them_and_outside_by_perf
         [("sim.steps.loop", 0.5, round(2 / 3, 4)), ("rules.polar.core", 0.25, round(1 / 3, 4))]
 
 
+def test_a_clean_placement_settled_leaning_with_no_fall_contact_red_touch_or_hand(kernels):
+    def episode(verb, status, state, *reactions):
+        return verb, None, (), {}, ((status, state, *reactions), 100)
+
+    clean = episode("place_leaner", "settled", "leaning", False, False, False, False)
+    assert kernels.is_clean(clean)
+    assert not kernels.is_clean(episode("place_leaner", "settled", "leaning", False, True, False, False))
+    assert not kernels.is_clean(episode("place_leaner", "settled", "flat", False, False, False, False))
+    assert not kernels.is_clean(episode("place_leaner", "step_budget", "leaning", False, False, False, False))
+    assert not kernels.is_clean(episode("push_flat", "settled", "", False, False, False, False))
+
+
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
 def test_a_function_compiled_in_this_process_is_found_at_the_address_the_jit_gave_it(kernels):
     @njit(cache=False)
