@@ -109,7 +109,7 @@ def predict_entry(gap, vn, contact_speed):
         contact_speed[1] = max(contact_speed[1], vn * vn)
 
 
-@kernel
+@kernel(inline="always")
 def mat_contacts(i, pos, vel, omega, wp, mat_spring, P, force, torque, scratch, contact_speed):
     """Rim points of body i against the mat (shared stiffness, see the module
     docstring); returns True if any touches. ``scratch [8, 3]``: work rows;

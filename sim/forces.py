@@ -381,7 +381,7 @@ def magnetic_all(pos, axis, rot, br, live, awake, radius, thickness, table, far,
                     knobs, momentum)
 
 
-@kernel
+@kernel(inline="always")
 def magnetic_movers(pos, axis, rot, vel, omega, br, live, awake, radius, thickness, table, far, force, torque,
                     cache, key, valid, reuse_pos, reuse_axis, kin, reuse_far, reuse_rel, lead, movers, grp,
                     split=0.0, knobs=KERNEL_KNOBS, momentum=1.0, step=0.0):

@@ -140,7 +140,11 @@ those placements took 13.4 instead of 15.4 CPU s, bit for bit
 velocities they use into locals first (``world_points``, ``mat_contacts``,
 ``pair_contacts``): LLVM cannot prove that their writes to the work arrays
 leave those arrays alone, so it reloaded them for every point; another
-~12 % off the costliest replayed placements, bit for bit.
+~12 % off the costliest replayed placements, bit for bit. The magnetic
+pair loop (sim.forces ``magnetic_movers``) and ``mat_contacts``, each called
+from one place in ``compute_forces``, are inlined there: the 83 episodes
+of two standard games replayed, ~2.5 % less CPU, bit for bit (session 36;
+inlining ``_contact_pair``, called from two places, measured no gain).
 """
 
 import numpy as np
