@@ -16,7 +16,8 @@ say: numba's code lives in memory the JIT wrote, which has no symbols.
 2. the episodes of ``--games`` standard games are recorded
    (``replay_episodes.record``);
 3. ``perf record`` samples this process while every episode (``--clean``:
-   only the placements that settled leaning with no reaction, ``is_clean``) is replayed ``--rounds`` times;
+   only the placements that settled leaning with no reaction, ``is_clean``)
+   is replayed ``--rounds`` times;
 4. each numba library's object code is listed with ``nm``, and placed where
    the JIT loaded it by its ``cpython.`` entry wrapper, a symbol no other
    library defines, whose address the JIT engine gives (``locate``): every
@@ -181,8 +182,8 @@ def sample(episodes, rounds: int, data: str) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(1.0)                                    # perf attaches
     if perf.poll() is not None:
-        raise SystemExit(f"error: perf record failed: {perf.stderr.read().decode().strip().splitlines()[-1:]}; "
-                         "check kernel.perf_event_paranoid (2 or less)")
+        said = (perf.stderr.read().decode().strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"error: perf record failed ({said}); check kernel.perf_event_paranoid (2 or less)")
     for _ in range(rounds):
         for verb, world, args, kw, _played in episodes:
             getattr(base, verb)(world.copy(), *args, **kw)
@@ -198,7 +199,8 @@ def main(argv=None) -> int:
     ap.add_argument("--variant", default="standard")
     ap.add_argument("--rounds", type=int, default=1, metavar="N", help="replay every episode N times under perf")
     ap.add_argument("--top", type=int, default=25, metavar="N", help="functions shown")
-    ap.add_argument("--clean", action="store_true", help="only placements that settled leaning with no reaction (is_clean)")
+    ap.add_argument("--clean", action="store_true",
+                    help="only placements that settled leaning with no reaction (is_clean)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if args.games < 1 or args.rounds < 1 or args.top < 1:
@@ -222,7 +224,8 @@ def main(argv=None) -> int:
         data = os.path.join(tmp, "perf.data")
         sample(episodes, args.rounds, data)
         script = subprocess.run(["perf", "script", "-i", data, "-F", "ip,sym"], capture_output=True, text=True).stdout
-        out = {"episodes": len(episodes), "rounds": args.rounds, **table(count_samples(script, numba_ranges()), args.top)}
+        counts = count_samples(script, numba_ranges())
+        out = {"episodes": len(episodes), "rounds": args.rounds, **table(counts, args.top)}
     print(f"{out['episodes']} episodes x {out['rounds']}: {out['samples']} samples, "
           f"{100 * out['compiled_share']:.1f} % in the compiled core")
     for row in out["functions"]:
