@@ -16,7 +16,7 @@ say: numba's code lives in memory the JIT wrote, which has no symbols.
 2. the episodes of ``--games`` standard games are recorded
    (``replay_episodes.record``);
 3. ``perf record`` samples this process while every episode (``--clean``:
-   only the placements that settled leaning with no reaction, ``is_clean``)
+   only the clean placements, ``clean_only``)
    is replayed ``--rounds`` times;
 4. each numba library's object code is listed with ``nm``, and placed where
    the JIT loaded it by its ``cpython.`` entry wrapper, a symbol no other
@@ -165,12 +165,17 @@ def table(counts: Counter, top: int) -> dict:
     return {"samples": total, "compiled_share": round(compiled / total, 4) if total else 0.0, "functions": rows}
 
 
-def is_clean(episode) -> bool:
-    """A placement that settled leaning with no other disc fallen, no new contact, no red
-    touch and nothing in the hand (``replay_episodes.record``'s tuples and their outcome):
-    issue 3's typical placement."""
-    verb, _world, _args, _kw, (outcome, _steps) = episode
-    return verb == "place_leaner" and outcome[:2] == ("settled", "leaning") and not any(outcome[2:])
+def clean_only(episodes) -> list:
+    """The recorded placements that are clean by ``bench_physics.is_clean`` (settled
+    leaning, nothing else disturbed: issue 3's typical placement, the definition its
+    clean-placement figures use), each replayed once on a copy to read its episode."""
+    from bench_physics import is_clean
+
+    from rules.polarity.physics import core
+
+    base = core()
+    return [e for e in episodes
+            if e[0] == "place_leaner" and is_clean(base.place_leaner(e[1].copy(), *e[2], **e[3]))]
 
 
 def sample(episodes, rounds: int, data: str) -> None:
@@ -200,7 +205,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=1, metavar="N", help="replay every episode N times under perf")
     ap.add_argument("--top", type=int, default=25, metavar="N", help="functions shown")
     ap.add_argument("--clean", action="store_true",
-                    help="only placements that settled leaning with no reaction (is_clean)")
+                    help="only clean placements (bench_physics.is_clean: settled leaning, nothing disturbed)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
     if args.games < 1 or args.rounds < 1 or args.top < 1:
@@ -218,7 +223,7 @@ def main(argv=None) -> int:
         a, b = args.strategies.split(",")
         episodes = record(specs(a, b, args.games, args.seed, args.variant))
         if args.clean:
-            episodes = [e for e in episodes if is_clean(e)]
+            episodes = clean_only(episodes)
             if not episodes:
                 raise SystemExit("error: no clean placement in these games; play more (--games) or another --seed")
         data = os.path.join(tmp, "perf.data")

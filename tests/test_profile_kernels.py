@@ -54,16 +54,23 @@ def test_samples_are_counted_in_the_function_that_holds_them_and_outside_by_perf
         [("sim.steps.loop", 0.5, round(2 / 3, 4)), ("rules.polar.core", 0.25, round(1 / 3, 4))]
 
 
-def test_a_clean_placement_settled_leaning_with_no_fall_contact_red_touch_or_hand(kernels):
-    def episode(verb, status, state, *reactions):
-        return verb, None, (), {}, ((status, state, *reactions), 100)
+def test_clean_placements_are_the_recorded_placements_bench_physics_calls_clean(kernels):
+    from bench_physics import is_clean
+    from replay_episodes import record
 
-    clean = episode("place_leaner", "settled", "leaning", False, False, False, False)
-    assert kernels.is_clean(clean)
-    assert not kernels.is_clean(episode("place_leaner", "settled", "leaning", False, True, False, False))
-    assert not kernels.is_clean(episode("place_leaner", "settled", "flat", False, False, False, False))
-    assert not kernels.is_clean(episode("place_leaner", "step_budget", "leaning", False, False, False, False))
-    assert not kernels.is_clean(episode("push_flat", "settled", "", False, False, False, False))
+    from rules.base import GameSpec, StrategySpec
+    from rules.polarity.model import PolarityRules
+    from rules.polarity.physics import core
+    from rules.seeds import game_seed
+
+    rules = PolarityRules(stack_size=6, foundations=2, max_attempts=4)
+    seats = (StrategySpec.parse("cautious"), StrategySpec.parse("random"))
+    episodes = record([GameSpec(0, game_seed(5, 0), "standard", rules, seats)])
+    clean = kernels.clean_only(episodes)
+    base = core()
+    verdicts = [e[0] == "place_leaner" and is_clean(base.place_leaner(e[1].copy(), *e[2], **e[3])) for e in episodes]
+    assert [id(e) for e in clean] == [id(e) for e, ok in zip(episodes, verdicts) if ok]
+    assert 0 < len(clean) < len(episodes)
 
 
 @pytest.mark.skipif(shutil.which("nm") is None, reason="nm (binutils) is not installed")
