@@ -5,6 +5,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from numba import njit
 
@@ -100,3 +101,96 @@ def test_a_missing_perf_is_a_usage_error_that_says_what_to_install(kernels, monk
         kernels.main([])
     assert stop.value.code == 2
     assert "perf not found on PATH: install linux-perf" in capsys.readouterr().err
+
+
+def test_addr2line_output_gives_each_address_its_innermost_frame_and_line(kernels):
+    text = ("0x0000000000000010\n_ZN3sim1fB2v1E\n/repo/sim/a.py:12\n_ZN3sim1gB2v2E\n/repo/sim/b.py:40\n"
+            "0x0000000000000024\n_ZN3sim1fB2v1E\n/repo/sim/a.py:13 (discriminator 2)\n"
+            "0x0000000000000030\n_ZN3sim1fB2v1E\n??:0\n0x0000000000000031\n??\n??:?\n")
+    assert kernels.parse_addr2line(text) == {0x10: ("_ZN3sim1fB2v1E", 12), 0x24: ("_ZN3sim1fB2v1E", 13),
+                                              0x30: ("_ZN3sim1fB2v1E", 0), 0x31: ("??", None)}
+
+
+def _write(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_a_line_is_found_in_the_inline_helpers_the_function_imports_and_not_elsewhere(kernels, tmp_path):
+    _write(tmp_path / "pkg" / "__init__.py", "")
+    _write(tmp_path / "pkg" / "helpers.py", (
+        "from numba import njit\n"                    # 1
+        "\n"                                          # 2
+        "@njit(inline='always')\n"                    # 3
+        "def near(x):\n"                              # 4
+        "    '''a docstring'''\n"                     # 5
+        "    y = x + 1\n"                             # 6
+        "    # a comment\n"                           # 7
+        "    return deeper(y)\n"                      # 8
+        "\n"                                          # 9
+        "@njit(inline='always')\n"                    # 10
+        "def deeper(y):\n"                            # 11
+        "    return y * 2\n"                          # 12
+        "\n"                                          # 13
+        "@njit\n"                                     # 14
+        "def called(z):\n"                            # 15
+        "    return z - 1\n"))                        # 16
+    _write(tmp_path / "pkg" / "main.py", (
+        "from pkg.helpers import near, called\n"      # 1
+        "\n"                                          # 2
+        "\n"                                          # 3
+        "def run(a,\n"                                # 4
+        "        b):\n"                               # 5
+        "    c = near(a)\n"                           # 6
+        "    d = called(b)\n"                         # 7
+        "    return c + d\n"                          # 8
+        "\n"                                          # 9
+        "\n"                                          # 10
+        "\n"                                          # 11
+        "def unused(y):\n"                            # 12
+        "    return y\n"))                            # 13
+    sources = kernels.Sources(tmp_path, ("pkg",))
+    assert sources.show("pkg.main.run", 7) == ("pkg/main.py:7", "d = called(b)")   # not the helper's comment
+    assert sources.candidates("pkg.main.run", 6) == ["pkg/helpers.py:6", "pkg/main.py:6"]
+    assert sources.candidates("pkg.main.run", 4) == ["pkg/main.py:4"]        # its own signature: its prologue
+    assert sources.candidates("pkg.main.run", 12) == ["pkg/helpers.py:12"]   # inlined twice over
+    assert sources.show("pkg.main.run", 8) == ("pkg/helpers.py:8 | pkg/main.py:8", "return deeper(y) | return c + d")
+    assert sources.candidates("pkg.main.run", 5) == ["pkg/main.py:5"]        # not the helper's docstring
+    assert sources.candidates("pkg.main.run", 16) == []                      # ``called`` is a call, not inlined
+    assert sources.candidates("pkg.main.run", 13) == []                      # nothing inlines ``unused``
+    assert sources.candidates("pkg.helpers.deeper", 11) == ["pkg/helpers.py:11"]
+    assert sources.show("pkg.main.run", 16) == ("line 16", "")
+    assert sources.show("pkg.main.run", None) == ("(no line)", "")
+
+
+@pytest.mark.skipif(any(shutil.which(tool) is None for tool in ("nm", "addr2line", "objdump")),
+                    reason="binutils (nm, addr2line, objdump) is not installed")
+def test_samples_in_a_function_compiled_with_debug_info_are_named_after_its_source_lines(kernels, tmp_path):
+    import inspect
+
+    @njit(cache=False, debug=True)
+    def triple_sum(xs):
+        total = 0.0
+        for x in xs:
+            total += 3.0 * x
+        return total
+
+    assert triple_sum(np.ones(4)) == 12.0
+    cres = next(iter(triple_sum.overloads.values()))
+    start = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
+    ranges = kernels.numba_ranges(keep=str(tmp_path))
+    found = ranges.find(start)
+    assert found is not None and found[0] in ranges.objects
+    counts = kernels.sample_lines(list(range(found[0], found[1])), ranges)
+    first = inspect.getsourcelines(triple_sum.py_func)[1]
+    lines = {line for (function, line), _ in counts.items() if function.endswith("triple_sum") and line}
+    assert lines and all(first <= line <= first + 5 for line in lines)
+    assert first + 4 in lines                                   # the loop's body
+    assert sum(counts.values()) == found[1] - found[0]
+
+
+def test_a_negative_line_count_is_a_usage_error(kernels, capsys):
+    with pytest.raises(SystemExit) as stop:
+        kernels.main(["--lines", "-1"])
+    assert stop.value.code == 2
+    assert "--lines: 0 or more" in capsys.readouterr().err
