@@ -168,10 +168,11 @@ def test_same_runs_give_the_same_page(polar_runs):
 
 
 def test_report_command_writes_the_page_and_refuses_a_non_run(polar_runs, tmp_path):
-    out = tmp_path / "sub" / "r.html"
+    out = tmp_path / ("sub-" * 30) / "r[1].html"
     res = runner.invoke(app, ["report", polar_runs[0], "--out", str(out), "--title", "Polar 9 check"])
     assert res.exit_code == 0, res.output
     assert "<title>Polar 9 check</title>" in out.read_text()
+    assert f"report written → {out}" in res.output.splitlines()          # whole, on one line
     bad = runner.invoke(app, ["report", str(tmp_path), "--out", str(tmp_path / "x.html")])
     assert bad.exit_code == 2 and "not a polsim run" in bad.output
     assert not (tmp_path / "x.html").exists()

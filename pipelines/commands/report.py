@@ -27,4 +27,4 @@ def register(app: typer.Typer) -> None:
             path = write_report(runs, out, by=by, where=where, title=title)
         except UsageError as exc:
             fail(str(exc))
-        err_console.print(f"report written → {path}")
+        err_console.print(f"report written → {path}", highlight=False, markup=False, soft_wrap=True)

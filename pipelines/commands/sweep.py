@@ -78,7 +78,7 @@ def register(app: typer.Typer) -> None:
         if fmt is Format.table:
             print_tables({"balance_by_cell": display_rows(report)}, fmt, cli.out_console)
             cli.out_console.print(report.conclusion(), highlight=False, soft_wrap=True)
-            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False)
+            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False, markup=False, soft_wrap=True)
         else:
             print_tables({"cells": report.cells, "conclusion": [{"best_cell": report.best, "ties": report.ties,
                                                                  "text": report.conclusion()}]}, fmt, cli.out_console)
