@@ -40,9 +40,12 @@ finds the file again among the caller and the helpers it inlines (every
 candidate is shown when more than one has code on that line). Debug info
 also changes the code a little (numba leaves ``min``/``max`` as calls, ~3 %
 of a clean placement's samples): the function shares of a ``--lines`` run
-are its own build's, close to but not those of the plain one. Needs ``perf`` (Debian: linux-perf) and ``nm`` (binutils)
-on PATH, and a ``kernel.perf_event_paranoid`` that lets a user sample its
-own processes (2 or less). A benchmark's companion, not a target.
+are its own build's, close to but not those of the plain one.
+
+Needs ``perf`` (Debian: linux-perf) and ``nm`` (binutils; ``--lines`` also
+``addr2line`` and ``objdump``) on PATH, and a ``kernel.perf_event_paranoid``
+that lets a user sample its own processes (2 or less). A benchmark's
+companion, not a target.
 """
 
 from __future__ import annotations
@@ -118,10 +121,10 @@ def locate(functions: list[tuple[int, int, str]], address_of, entry: str = "") -
 class Ranges:
     """Which function an address falls in (ranges that do not overlap)."""
 
-    def __init__(self, ranges: list[tuple[int, int, str]]):
+    def __init__(self, ranges: list[tuple[int, int, str]], objects: dict[int, tuple[str, int]] | None = None):
         self.ranges = sorted(set(ranges))
         self.starts = [r[0] for r in self.ranges]
-        self.objects: dict[int, tuple[str, int]] = {}   # start -> (object file, offset there)
+        self.objects = objects or {}        # a range's start -> (its object file, its offset there)
 
     def find(self, address: int) -> tuple[int, int, str] | None:
         k = bisect.bisect_right(self.starts, address) - 1
@@ -167,9 +170,7 @@ def numba_ranges(keep: str | None = None) -> Ranges:
                 offset_of = {name: offset for offset, _, name in functions}
                 for start, _, name in placed:
                     objects[start] = (path, offset_of[name])
-    out = Ranges(ranges)
-    out.objects = objects
-    return out
+    return Ranges(ranges, objects)
 
 
 def script_samples(perf_script: str) -> list[tuple[int, str]]:
@@ -277,7 +278,8 @@ class Sources:
     def _is_code(self, d: Def, line: int, own: bool) -> bool:
         """Line ``line`` is code of ``d``: its body's (its signature's too if ``own``,
         the compiled function itself, whose prologue the signature's lines name)."""
-        if not (d.start if own else d.body) <= line <= d.end or d.doc[0] <= line <= d.doc[1]:
+        first = d.start if own else d.body
+        if not (first <= line <= d.end) or d.doc[0] <= line <= d.doc[1]:
             return False
         text = self.text[d.path][line - 1].strip()
         return bool(text) and not text.startswith("#")
@@ -337,6 +339,8 @@ def sample_lines(ips: list[int], ranges: Ranges) -> Counter:
 
 
 def line_table(counts: Counter, total: int, top: int, sources: Sources) -> list[dict]:
+    """The ``top`` lines of ``sample_lines``' counts, each with its share of all
+    ``total`` samples and where ``sources`` places it."""
     rows = []
     for (function, line), c in counts.most_common(top):
         where, text = sources.show(function, line)
