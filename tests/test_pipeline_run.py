@@ -302,7 +302,6 @@ def test_a_local_file_reaches_the_disk_before_it_is_renamed_into_place(tmp_path,
     assert os.listdir(tmp_path / "games") == ["shard-00000.parquet"]
 
 
-
 def test_the_run_line_names_its_folder_whole_on_one_line_however_long_or_bracketed(tmp_path):
     out = tmp_path / ("a-long-folder-name-" * 5) / "runs[old]"
     res = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "4",
