@@ -15,7 +15,7 @@ from rich.console import Console
 from pipelines import catalog
 from pipelines.executors import ShardFailed
 from pipelines.progress import games_progress
-from pipelines.render import Format, print_tables
+from pipelines.render import Format, print_line, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, get_game
@@ -84,7 +84,7 @@ WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=valu
 
 
 def fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    print_line(err_console, ("error:", "bold red"), f" {message}")
     raise typer.Exit(code)
 
 
@@ -109,8 +109,8 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
     except ShardFailed as exc:
         fail_shard(exc, what, code=1)
     if result.status != "complete":
-        err_console.print(f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} games kept; "
-                          f"finish it with the same command and --resume")
+        print_line(err_console, f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} "
+                                "games kept; finish it with the same command and --resume")
         raise typer.Exit(130)
     return result
 
@@ -172,7 +172,7 @@ def simulate(
         fail(str(exc))
     note = seat_balance_note(exp)
     if note and not quiet:
-        err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+        print_line(err_console, f"note: {note}")
     _report_run(result, quiet)
 
 
@@ -190,8 +190,7 @@ def _report_run(result, quiet: bool) -> None:
     from pipelines.replay import point_at_games
 
     if not quiet:
-        err_console.print(f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}",
-                          highlight=False, markup=False, soft_wrap=True)    # a path stays one line
+        print_line(err_console, f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         con, _ = open_runs([result.uri])
         tables = analysis.summarize(con)
         con.close()
@@ -206,9 +205,8 @@ def _report_run(result, quiet: bool) -> None:
 def exit_if_games_failed(result) -> None:
     """After a run's output: exit 3, saying how many, when some of its games failed (status 'error')."""
     if result.games_failed:
-        err_console.print(f"[bold yellow]{result.games_failed} of {result.games_done} games failed[/] "
-                          f"(status 'error'); see `polsim analyze {result.uri} --table failures`",
-                          highlight=False, soft_wrap=True)
+        print_line(err_console, (f"{result.games_failed} of {result.games_done} games failed", "bold yellow"),
+                   f" (status 'error'); see `polsim analyze {result.uri} --table failures`")
         raise typer.Exit(3)
 
 
@@ -259,7 +257,7 @@ def analyze(
         fail(str(exc))
     for note in notes:
         if note:
-            err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+            print_line(err_console, f"note: {note}")
     print_tables(readable_tables(tables) if fmt is Format.table else tables, fmt, out_console)
 
 
@@ -306,7 +304,7 @@ def selfcheck() -> None:
     result = check()
     if not result.matches:
         fail(result.message(), code=1)
-    out_console.print(result.message(), highlight=False, markup=False, soft_wrap=True)
+    print_line(out_console, result.message())
 
 
 def _register_more() -> None:

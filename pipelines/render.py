@@ -10,6 +10,11 @@ In a rich table a command to copy (``COMMAND_COLUMNS``: ``replay``) would be
 wrapped or cut to the column's width; the table shows a reference (``[1]``)
 and the commands follow it whole, one a line, never wrapped by rich.
 
+Text that came from outside (a path, a strategy's name, an error's
+message) is printed as given: rich would read ``runs[old]`` as markup and
+drop ``[old]``. ``print_line`` prints such a line, whole and unwrapped;
+table cells are ``Text``, never markup.
+
 JSON is strict (RFC 8259): a number that is not finite (an Elo difference
 of a 0 % or 100 % score is -inf / +inf, an undefined ratio NaN) is written
 as ``null``, never as ``Infinity`` or ``NaN``, which JSON parsers reject.
@@ -26,6 +31,7 @@ from enum import Enum
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 
 class Format(str, Enum):
@@ -89,8 +95,14 @@ def finite(value):
     return value
 
 
-def _text(key: str, value) -> str:
-    return value if isinstance(value, str) else _cell(key, value)
+def print_line(console: Console, *parts: str | tuple[str, str]) -> None:
+    """One line of plain text or ``(text, style)`` parts, as given: no markup read in it, nothing
+    highlighted, never wrapped (a long path stays whole, to copy)."""
+    console.print(Text.assemble(*parts), highlight=False, soft_wrap=True)
+
+
+def _text(key: str, value) -> Text:
+    return Text(value if isinstance(value, str) else _cell(key, value))
 
 
 def _titled(name: str) -> Table:
@@ -128,7 +140,7 @@ def _turned(name: str, shown: list[dict]) -> Table:
     table.add_column("", overflow="fold")
     for n, row in enumerate(shown, 1):
         head = ", ".join(f"{k} {_text(k, row[k])}" for k in labels)
-        table.add_column(head or ("value" if len(shown) == 1 else f"row {n}"), overflow="fold")
+        table.add_column(Text(head or ("value" if len(shown) == 1 else f"row {n}")), overflow="fold")
     for key in shown[0]:
         if key not in labels:
             table.add_row(key, *(_text(key, row[key]) for row in shown))
@@ -161,4 +173,4 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
             table = _turned(name, shown)
         console.print(table)
         for line in commands:
-            console.print(line, highlight=False, markup=False, soft_wrap=True)
+            print_line(console, line)

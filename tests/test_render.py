@@ -70,3 +70,13 @@ def test_rows_alike_turned_keep_every_value():
     header = next(line for line in text.splitlines() if line.startswith("┃"))
     assert [h.strip() for h in header.split("┃")[1:-1]] == ["", "row 1", "row 2"]
     assert body_lines(text) == [[k, str(v), str(v)] for k, v in BALANCE.items()]
+
+
+def test_a_bracketed_value_shows_as_given_not_as_markup():
+    """Before: a run folder ``runs[old]`` showed as ``runs`` (rich read ``[old]`` as a style)."""
+    row = {"run": "runs[old]", "note": "[bold]kept[/bold]", "games": 12}
+    assert body_lines(render({"runs": [row]}, width=200)) == [["runs[old]", "[bold]kept[/bold]", "12"]]
+    wide = {**row, "detail": "d" * 60}
+    turned = render({"runs": [wide, {**wide, "run": "runs[new]"}]}, width=80)  # labelled by run, a column a row
+    assert "┃ run runs[old]" in turned and "┃ run runs[new]" in turned
+    assert body_lines(turned)[0] == ["note", "[bold]kept[/bold]", "[bold]kept[/bold]"]

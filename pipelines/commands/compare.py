@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from pipelines.render import Format, print_tables
+from pipelines.render import Format, print_line, print_tables
 from rules.base import UsageError
 
 if TYPE_CHECKING:  # the statistics load when a command runs, not when the CLI starts
@@ -29,15 +29,15 @@ def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: in
     """The verdict table, the changed games (at most ``show``), ``extra`` tables and the one-line verdict
     (on ``err`` with JSON and CSV, whose stdout holds only the tables)."""
     for note in verdict.notes:
-        err.print(f"note: {note}", highlight=False, soft_wrap=True)
+        print_line(err, f"note: {note}")
     shown = changed[: max(show, 0)]
     print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
     say = out if fmt is Format.table else err
     if len(changed) > len(shown):
-        say.print(f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
-    word = "[bold red]CHANGED[/]" if verdict.significant else "[bold green]no significant change[/]"
-    say.print(f"{word}: {verdict.changed} of {verdict.n} paired games changed winner; "
-              f"family-wise α = {verdict.alpha} (Holm)", soft_wrap=True)
+        print_line(say, f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
+    word = ("CHANGED", "bold red") if verdict.significant else ("no significant change", "bold green")
+    print_line(say, word, f": {verdict.changed} of {verdict.n} paired games changed winner; "
+                          f"family-wise α = {verdict.alpha} (Holm)")
 
 
 def register(app: typer.Typer) -> None:

@@ -18,7 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from pipelines.commands.compare import ShowOpt, check_show, print_verdict
-from pipelines.render import Format
+from pipelines.render import Format, print_line
 from pipelines.spec import parse_sets
 from rules.base import UsageError
 
@@ -64,8 +64,8 @@ def register(app: typer.Typer) -> None:
 
         def progress(look) -> None:
             if not quiet:
-                cli.err_console.print(f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
-                                      f"down {look.llr_down:+.2f} → {look.decision}", highlight=False, soft_wrap=True)
+                print_line(cli.err_console, f"batch {look.batch}: {look.pairs} paired games, LLR up {look.llr_up:+.2f} "
+                                            f"down {look.llr_down:+.2f} → {look.decision}")
 
         try:
             if workers is not None and workers < 0:
@@ -81,7 +81,7 @@ def register(app: typer.Typer) -> None:
         except ShardFailed as exc:  # no decision, as when the games run out (exit 3), never 1 ('changed')
             cli.fail_shard(exc, "regress", code=3)
         for note in result.notes:
-            cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+            print_line(cli.err_console, f"note: {note}")
         if result.verdict is None:
             raise typer.Exit(130)
         lower, upper = result.bounds
@@ -92,20 +92,19 @@ def register(app: typer.Typer) -> None:
                       None if fmt is Format.table else {"sprt": [sprt]})
         say = cli.out_console if fmt is Format.table else cli.err_console  # JSON and CSV: stdout holds only the tables
         way = {1: " (candidate scores higher)", -1: " (candidate scores lower)"}.get(result.direction, "")
-        say.print(
-            f"SPRT decision: [bold]{result.decision}[/]{way} after {result.pairs} paired games "
-            f"({result.games_played} played, δ = {config.delta}, α = {config.alpha}, β = {config.beta}, "
-            f"LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}", soft_wrap=True)
+        print_line(say, "SPRT decision: ", (result.decision, "bold"),
+                   f"{way} after {result.pairs} paired games ({result.games_played} played, δ = {config.delta}, "
+                   f"α = {config.alpha}, β = {config.beta}, LLR bounds {lower:.2f} / {upper:.2f}) → {result.uri}")
         if result.interrupted:
             raise typer.Exit(130)
         if result.decision != "changed" and result.verdict.significant:
-            say.print(f"SPRT {result.decision} on the score rate, but the verdict table finds a "
-                      "significant change: flagged as changed", soft_wrap=True)
+            print_line(say, f"SPRT {result.decision} on the score rate, but the verdict table finds a "
+                            "significant change: flagged as changed")
         if result.flagged:
             raise typer.Exit(1)
         if result.decision == "undecided":
-            cli.err_console.print("undecided: the game limit came before the SPRT decided; raise --max-games "
-                                  "or accept a larger --delta", highlight=False, soft_wrap=True)
+            print_line(cli.err_console, "undecided: the game limit came before the SPRT decided; raise --max-games "
+                                        "or accept a larger --delta")
             raise typer.Exit(3)
         raise typer.Exit(0)
 

@@ -29,6 +29,7 @@ def register(app: typer.Typer) -> None:
         Example: polsim replay runs/polar-polar-9-1a2b3c4d5e --game 17 --out game17.html --png game17.png --turn 30
         """
         from pipelines.cli import err_console, fail, out_console
+        from pipelines.render import print_line
         from pipelines.replay import frames, replay as replay_game
         from pipelines.replay_page import frame_index, page_data, write_html, write_png
         from pipelines.storage import check_output_file
@@ -44,12 +45,12 @@ def register(app: typer.Typer) -> None:
             if png:
                 index = frame_index(data["frames"], turn)
             if out:
-                out_console.print(f"wrote {write_html(data, out)}", highlight=False, markup=False, soft_wrap=True)
+                print_line(out_console, f"wrote {write_html(data, out)}")
             if png:
-                out_console.print(f"wrote {write_png(data, index, png)} (turn {data['frames'][index]['turn']})", highlight=False, markup=False, soft_wrap=True)
+                print_line(out_console, f"wrote {write_png(data, index, png)} (turn {data['frames'][index]['turn']})")
         except UsageError as exc:
             fail(str(exc))
         if not rep.reproduced:
-            err_console.print(rep.failure_message(), style="bold red", highlight=False, markup=False, soft_wrap=True)
+            print_line(err_console, (rep.failure_message(), "bold red"))
             raise typer.Exit(1)
-        out_console.print(f"reproduced: {rep.summary()}", highlight=False, markup=False, soft_wrap=True)
+        print_line(out_console, f"reproduced: {rep.summary()}")

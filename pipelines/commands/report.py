@@ -7,6 +7,7 @@ import typer
 
 def register(app: typer.Typer) -> None:
     from pipelines.cli import ByOpt, WhereOpt, err_console, fail
+    from pipelines.render import print_line
 
     @app.command()
     def report(
@@ -27,4 +28,4 @@ def register(app: typer.Typer) -> None:
             path = write_report(runs, out, by=by, where=where, title=title)
         except UsageError as exc:
             fail(str(exc))
-        err_console.print(f"report written → {path}", highlight=False, markup=False, soft_wrap=True)
+        print_line(err_console, f"report written → {path}")

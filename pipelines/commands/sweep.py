@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from pipelines.render import Format, print_tables
+from pipelines.render import Format, print_line, print_tables
 from rules.base import UsageError
 
 if TYPE_CHECKING:
@@ -74,11 +74,11 @@ def register(app: typer.Typer) -> None:
         except UsageError as exc:
             cli.fail(str(exc))
         for note in report.notes:
-            cli.err_console.print(f"note: {note}", highlight=False)
+            print_line(cli.err_console, f"note: {note}")
         if fmt is Format.table:
             print_tables({"balance_by_cell": display_rows(report)}, fmt, cli.out_console)
-            cli.out_console.print(report.conclusion(), highlight=False, soft_wrap=True)
-            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False, markup=False, soft_wrap=True)
+            print_line(cli.out_console, report.conclusion())
+            print_line(cli.err_console, f"run {result.run_id} → {result.uri}")
         else:
             print_tables({"cells": report.cells, "conclusion": [{"best_cell": report.best, "ties": report.ties,
                                                                  "text": report.conclusion()}]}, fmt, cli.out_console)

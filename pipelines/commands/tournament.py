@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from pipelines.render import Format, print_tables
+from pipelines.render import Format, print_line, print_tables
 from pipelines.spec import parse_sets
 from rules.base import UsageError
 
@@ -78,10 +78,10 @@ def register(app: typer.Typer) -> None:
         except UsageError as exc:
             cli.fail(str(exc))
         for note in report.notes:
-            cli.err_console.print(f"note: {note}", highlight=False, soft_wrap=True)
+            print_line(cli.err_console, f"note: {note}")
         if fmt is Format.table:
             print_tables(display(report), fmt, cli.out_console)
-            cli.err_console.print(f"run {result.run_id} → {result.uri}", highlight=False, soft_wrap=True)
+            print_line(cli.err_console, f"run {result.run_id} → {result.uri}")
         else:
             print_tables({"cross_table": report.cross, "pairings": report.pairs, "ratings": report.table},
                          fmt, cli.out_console)
