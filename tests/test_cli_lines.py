@@ -14,8 +14,12 @@ from pipelines.spec import Cell, Experiment
 runner = CliRunner()
 
 
-def long_bracketed(tmp_path):
-    return tmp_path / ("a-long-folder-name-" * 5) / "runs[old]"
+def run_into_a_long_bracketed_folder(tmp_path, args: list[str], exit_code: int) -> tuple[str, str]:
+    """``polsim args --out <a folder over 100 characters long, ending runs[old]>``: its output and the run's path."""
+    out = tmp_path / ("a-long-folder-name-" * 5) / "runs[old]"
+    res = runner.invoke(app, [*args, "--out", str(out), "--workers", "0", "-q"])
+    assert res.exit_code == exit_code, res.output
+    return res.output, str(next(out.iterdir()))
 
 
 def the_line(output: str, start: str, end: str) -> str:
@@ -42,33 +46,25 @@ def test_an_error_names_a_bracketed_path_as_given(tmp_path):
 
 
 def test_the_tournament_line_names_its_run_whole(tmp_path):
-    out = long_bracketed(tmp_path)
-    res = runner.invoke(app, ["tournament", "--game", "toy", "-s", "fair,loaded", "--games", "4",
-                              "--out", str(out), "--workers", "0", "-q"])
-    assert res.exit_code == 0, res.output
-    uri = str(next(out.iterdir()))
+    output, uri = run_into_a_long_bracketed_folder(
+        tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded", "--games", "4"], exit_code=0)
     assert len(uri) > 120
-    the_line(res.output, "run ", f"→ {uri}")
+    the_line(output, "run ", f"→ {uri}")
 
 
 def test_the_regress_decision_line_names_the_candidate_run_whole(tmp_path):
     exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),), games=20, seed=3,
                      shard_size=10)
     base = run_experiment(exp, str(tmp_path / "base"), workers=0).uri
-    out = long_bracketed(tmp_path)
-    res = runner.invoke(app, ["regress", base, "--out", str(out), "--workers", "0", "--batch", "10", "-q"])
-    assert res.exit_code == 3, res.output  # 20 games decide nothing
-    uri = str(next(out.iterdir()))
-    assert "SPRT decision: undecided after 20 paired games" in the_line(res.output, "SPRT decision: ", f"→ {uri}")
+    output, uri = run_into_a_long_bracketed_folder(tmp_path, ["regress", base, "--batch", "10"],
+                                                   exit_code=3)  # 20 games decide nothing
+    assert "SPRT decision: undecided after 20 paired games" in the_line(output, "SPRT decision: ", f"→ {uri}")
 
 
 def test_the_failed_games_line_names_the_run_whole(tmp_path):
-    out = long_bracketed(tmp_path)
-    res = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "fair,crash:every=5", "--games", "20",
-                              "--out", str(out), "--workers", "0", "-q"])
-    assert res.exit_code == 3, res.output
-    uri = str(next(out.iterdir()))
-    the_line(res.output, "4 of 20 games failed (status 'error'); ", f"`polsim analyze {uri} --table failures`")
+    output, uri = run_into_a_long_bracketed_folder(
+        tmp_path, ["simulate", "--game", "toy", "--strategies", "fair,crash:every=5", "--games", "20"], exit_code=3)
+    the_line(output, "4 of 20 games failed (status 'error'); ", f"`polsim analyze {uri} --table failures`")
 
 
 def test_the_interrupted_line_names_its_run_whole(tmp_path, monkeypatch):
