@@ -26,7 +26,8 @@ from matplotlib.figure import Figure
 WIDTH_IN = 7.5
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 RC = {"svg.hashsalt": "polsim", "svg.fonttype": "path", "font.size": 9, "axes.spines.top": False,
-      "axes.spines.right": False}
+      "axes.spines.right": False,
+      "text.parse_math": False}  # a label is a run's folder or a strategy, drawn as written: 'r$\x$' is no formula
 
 
 def to_svg(fig: Figure) -> str:

@@ -222,3 +222,12 @@ def test_polar_report_draws_the_komi_curve_from_every_finished_game(polar_runs):
     want = dict(con.execute("SELECT variant, count(*) FROM games WHERE status = 'ok' GROUP BY ALL").fetchall())
     assert counted == want and len(want) == 2
     assert 'data-plot="komi"' in build_html(data)
+
+
+def test_a_folder_named_like_a_formula_is_drawn_as_text(tmp_path):
+    """Before: matplotlib read the label 'r$\\bad$/polar-…' as mathtext and the report died on '\\bad'."""
+    odd, plain = polar(tmp_path / "r$\\bad$", games=30), polar(tmp_path / "plain", games=30)
+    out = tmp_path / "odd.html"
+    res = runner.invoke(app, ["report", odd, plain, "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert ">r$\\bad$/polar-polar-9-" in out.read_text()
