@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from importlib.resources import files
 
 from pipelines.replay import Replay
@@ -81,9 +82,10 @@ def build_html(data: dict) -> str:
     template = files("pipelines").joinpath(TEMPLATE).read_text(encoding="utf-8")
     title = f"{data['game'].capitalize()} game {data['game_index']} of {data['run_id']}"
     selfcheck = files("pipelines").joinpath("templates/selfcheck.js").read_text(encoding="utf-8")
-    return (template.replace("__SELFCHECK__", selfcheck)
-            .replace("__TITLE__", html.escape(title)).replace("__GAME__", html.escape(data["game"]))
-            .replace("__HEADER__", _header(data)).replace("__DATA__", _json_for_script(data)))
+    parts = {"SELFCHECK": selfcheck, "TITLE": html.escape(title), "GAME": html.escape(data["game"]),
+             "HEADER": _header(data), "DATA": _json_for_script(data)}
+    # one pass: a run named 'r__DATA__' keeps its name, not the JSON pasted into it
+    return re.sub(r"__(SELFCHECK|TITLE|GAME|HEADER|DATA)__", lambda m: parts[m.group(1)], template)
 
 
 def write_html(data: dict, out: str) -> str:

@@ -91,6 +91,18 @@ def test_page_embeds_everything_and_loads_nothing(polar_run):
     assert "</script" not in page.split('id="replay-data">', 1)[1].split("</script>", 1)[0]
 
 
+def test_page_shows_a_run_named_like_a_placeholder_as_named(tmp_path):
+    """Before: the page's placeholders were filled one after another, so a run named 'r__DATA__'
+    had the game's JSON pasted into its title, and one named 'r__GAME__' read 'rpolar'."""
+    exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random")),),
+                     games=1, seed=3, shard_size=1)
+    for run_id in ("r__DATA__", "r__GAME__"):
+        rep = replay(run_experiment(exp, str(tmp_path), run_id=run_id, workers=0).uri, 0)
+        page = build_html(page_data(rep, frames(rep)))
+        assert f"<title>Polar game 0 of {run_id}</title>" in page
+        assert page.count('id="replay-data"') == 1
+
+
 def test_page_names_the_komi_that_decided_the_winner(tmp_path):
     exp = Experiment(game="polar", variant="polar-9-komi", cells=(Cell(matchup=("greedy", "random")),),
                      games=2, seed=3, shard_size=2)
