@@ -190,7 +190,8 @@ def _report_run(result, quiet: bool) -> None:
     from pipelines.replay import point_at_games
 
     if not quiet:
-        print_line(err_console, f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
+        print_line(err_console,
+                   f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         con, _ = open_runs([result.uri])
         tables = analysis.summarize(con)
         con.close()
