@@ -17,7 +17,7 @@ runner = CliRunner()
 def run_into_a_long_bracketed_folder(tmp_path, args: list[str], exit_code: int) -> tuple[str, str]:
     """``polsim args --out <a folder over 100 characters long, ending runs[old]>``: its output and the run's path."""
     out = tmp_path / ("a-long-folder-name-" * 5) / "runs[old]"
-    res = runner.invoke(app, [*args, "--out", str(out), "--workers", "0", "-q"])
+    res = runner.invoke(app, [*args, "--out", str(out), "--workers", "0"])
     assert res.exit_code == exit_code, res.output
     return res.output, str(next(out.iterdir()))
 
@@ -45,9 +45,23 @@ def test_an_error_names_a_bracketed_path_as_given(tmp_path):
         f"error: {missing} is not a polsim run (no manifest.json); give the folder of one run"], res.output
 
 
+def test_the_run_line_names_its_folder_whole_on_one_line_however_long_or_bracketed(tmp_path):
+    output, uri = run_into_a_long_bracketed_folder(
+        tmp_path, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "4"], exit_code=0)
+    assert len(uri) > 120
+    the_line(output, "run ", f"→ {uri}")
+
+
+def test_the_sweep_names_its_run_folder_whole_on_one_line(tmp_path):
+    output, uri = run_into_a_long_bracketed_folder(
+        tmp_path, ["sweep", "--game", "toy", "--strategies", "fair,fair", "--set", "sides=5,6", "--games", "20"],
+        exit_code=0)
+    the_line(output, "run ", f"→ {uri}")
+
+
 def test_the_tournament_line_names_its_run_whole(tmp_path):
     output, uri = run_into_a_long_bracketed_folder(
-        tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded", "--games", "4"], exit_code=0)
+        tmp_path, ["tournament", "--game", "toy", "-s", "fair,loaded", "--games", "4", "-q"], exit_code=0)
     assert len(uri) > 120
     the_line(output, "run ", f"→ {uri}")
 
@@ -56,14 +70,15 @@ def test_the_regress_decision_line_names_the_candidate_run_whole(tmp_path):
     exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),), games=20, seed=3,
                      shard_size=10)
     base = run_experiment(exp, str(tmp_path / "base"), workers=0).uri
-    output, uri = run_into_a_long_bracketed_folder(tmp_path, ["regress", base, "--batch", "10"],
+    output, uri = run_into_a_long_bracketed_folder(tmp_path, ["regress", base, "--batch", "10", "-q"],
                                                    exit_code=3)  # 20 games decide nothing
     assert "SPRT decision: undecided after 20 paired games" in the_line(output, "SPRT decision: ", f"→ {uri}")
 
 
 def test_the_failed_games_line_names_the_run_whole(tmp_path):
     output, uri = run_into_a_long_bracketed_folder(
-        tmp_path, ["simulate", "--game", "toy", "--strategies", "fair,crash:every=5", "--games", "20"], exit_code=3)
+        tmp_path, ["simulate", "--game", "toy", "--strategies", "fair,crash:every=5", "--games", "20", "-q"],
+        exit_code=3)
     the_line(output, "4 of 20 games failed (status 'error'); ", f"`polsim analyze {uri} --table failures`")
 
 

@@ -300,13 +300,3 @@ def test_a_local_file_reaches_the_disk_before_it_is_renamed_into_place(tmp_path,
     (fsync, synced), replaced = calls
     assert fsync == "fsync" and replaced == ("replace", synced, str(tmp_path / "games" / "shard-00000.parquet"))
     assert os.listdir(tmp_path / "games") == ["shard-00000.parquet"]
-
-
-def test_the_run_line_names_its_folder_whole_on_one_line_however_long_or_bracketed(tmp_path):
-    out = tmp_path / ("a-long-folder-name-" * 5) / "runs[old]"
-    res = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "4",
-                              "--workers", "0", "--out", str(out)])
-    assert res.exit_code == 0, res.output
-    uri = str(next(out.iterdir()))
-    assert len(uri) > 120
-    assert any(line.startswith("run ") and line.endswith(f"→ {uri}") for line in res.output.splitlines()), res.output

@@ -147,12 +147,3 @@ def test_a_resample_without_a_cells_games_leaves_its_balance_undefined_not_perfe
     assert np.isnan(boot[:, 1]).any() and (boot[:, 1][~np.isnan(boot[:, 1])] == 0).all()
     best = int(np.argmax(seat0_balance(x)))
     assert best == 0 and balance_gaps(x, best, seed=9)[1].low > 0.5
-
-
-def test_the_sweep_names_its_run_folder_whole_on_one_line(tmp_path):
-    out = tmp_path / ("long-" * 30) / "sweeps[2]"
-    res = runner.invoke(app, ["sweep", "--game", "toy", "--strategies", "fair,fair", "--set", "sides=5,6",
-                              "--games", "20", "--out", str(out), "--workers", "0"])
-    assert res.exit_code == 0, res.output
-    uri = str(next(out.iterdir()))
-    assert any(line.startswith("run ") and line.endswith(f"→ {uri}") for line in res.output.splitlines()), res.output
