@@ -223,6 +223,26 @@ def test_r5_retry_then_placed_counts_attempts():
     assert game.table.stacks == [3, 4]
 
 
+def flung_out_past_the_red_disc(world, intent):
+    """The action disc brushes the red disc and flies out of the circle; nothing else reacts."""
+    i = new_id(world)
+    return world.finish(world.bodies() + [disc(i, 240, 0, intent.up, "out")], action=i, red_contacts=[i],
+                        out_of_bounds=[i])
+
+
+def test_r9_r14_off_a_disc_flung_out_by_a_red_touch_returns_to_the_stack_and_every_disc_is_kept():
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, red_sudden_death=False)
+    game = make_game([flung_out_past_the_red_disc, lean_ok], rules=rules)
+    game.play_turn(0)
+    row = game.rows[-1]
+    assert (row["outcome"], row["red_touched"], row["returned_to_stack"]) == ("fault", True, 1)
+    assert game.table.stacks == [4, 4]  # drawn, then back by R9
+    assert all(b.state.value != "out" for b in game.world.bodies())
+    game.play_turn(1)
+    for row in game.rows:
+        assert row["stack_0"] + row["stack_1"] + row["discs_on_mat"] == 2 * rules.stack_size, row
+
+
 def tower_ok(world, ids, x, y, up):
     """A captured group set down as a tower, turned to the captor's colour; nothing else moves."""
     rest = [b for b in world.bodies() if b.id not in ids]

@@ -23,7 +23,7 @@ def specs(n, a="cautious", b="aggressive", rules=SHORT, run_seed=11):
 
 
 def check_books(game: dict, turns: list[dict], rules: PolarityRules):
-    """Every game ends legally and its scores add up from its turns."""
+    """Every game ends legally, its scores add up from its turns, and no disc is lost."""
     assert game["status"] == "ok", game["error"]
     assert game["end_reason"] in LEGAL_ENDS
     for s in (0, 1):
@@ -40,6 +40,7 @@ def check_books(game: dict, turns: list[dict], rules: PolarityRules):
         played = t["phase"] in ("setup", "place") and t["outcome"] in ("placed", "fault")
         stacks[p] += t["returned_to_stack"] - int(played)
         assert [t["stack_0"], t["stack_1"]] == stacks, t
+        assert sum(stacks) + t["discs_on_mat"] == 2 * rules.stack_size, t  # every disc in a stack or on the mat
         for s in (0, 1):
             assert t[f"score_{s}"] == t[f"tower_discs_{s}"] - t[f"stack_{s}"]
     assert game["n_turns"] == len({t["turn"] for t in turns}) == turns[-1]["turn"] + 1

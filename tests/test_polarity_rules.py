@@ -232,6 +232,16 @@ def test_r9_discs_out_of_bounds_go_to_the_faulters_stack():
     assert res.returned == [2] and res.fault
 
 
+def test_r9_an_action_disc_that_touched_the_red_disc_and_left_the_circle_goes_to_the_faulters_stack():
+    """With R14 off (no-red-death) the touch is a fault and the game goes on. The Action Disc,
+    flung out of the circle with no other reaction, is R9's like any disc out of bounds, not a
+    retry's (R5): left out there it was in neither stack nor on the mat."""
+    before = [RED, disc(1, 60, 0, W)]
+    ep = episode(before + [disc(9, 240, 0, W, "out")], action=9, red_contacts=[9], out_of_bounds=[9])
+    res = run(before, ep, mover=0)
+    assert res.fault and res.action == "fault" and res.returned == [9]
+
+
 def test_edge_mixed_fault_in_hand_to_stack_and_mat_group_to_opponent():
     """Common question: some discs snapped onto the held disc, others together on the mat."""
     f1, f2, f3 = disc(1, 60, 0, W), disc(2, 95, 0, B), disc(3, 40, 60, B)

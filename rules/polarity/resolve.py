@@ -180,11 +180,13 @@ def fault_groups(
     return groups
 
 
-def action_outcome(ep: Episode, faults: list[str], action: int) -> str:
-    """What became of the Action Disc ``action`` of a ``place_leaner`` episode."""
-    if action in ep.in_hand or "c" in faults:
+def action_outcome(ep: Episode, res: Resolution, action: int) -> str:
+    """What became of the Action Disc ``action`` of a ``place_leaner`` episode. A move
+    that is a fault only by touching or moving the red disc (R14/R15 off as ends) is a
+    fault too: its disc is no R5 retry, and out of the circle it is R9's."""
+    if action in ep.in_hand or "c" in res.faults:
         return "in_hand"
-    if faults:
+    if res.fault:
         return "fault"
     state = next((b.state for b in ep.final if b.id == action), BodyState.OUT)
     return "placed" if state == BodyState.LEANING else "flat"
@@ -248,7 +250,7 @@ def resolve(
         red_moved_loses=red_moved_loses,
     )
     if action >= 0:
-        res.action = action_outcome(ep, faults, action)
+        res.action = action_outcome(ep, res, action)
     in_hand = set(ep.in_hand) | ({action} if res.action == "in_hand" else set())
     out = set(ep.out_of_bounds) - ({action} if res.action == "flat" else set())
     red = {i for i, b in before.items() if b.red}
