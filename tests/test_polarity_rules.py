@@ -303,6 +303,26 @@ def test_r12_discs_of_a_captured_tower_are_not_flipped_leaners_when_its_placemen
     assert res.groups == []
 
 
+@pytest.mark.parametrize("tower_steal", [False, True])
+def test_r12_a_tilted_tower_knocked_flat_and_turned_over_is_no_flipped_leaner(tower_steal):
+    """A tower of Black's resting tilted against a disc (its discs read RESTING, like a
+    leaner) falls flat and turns over to White in White's fault. R12's "opponent's leaner"
+    is a leaner: the tower stays a tower, its controller the colour now on top (R13).
+    Before polsim 0.20.1 each disc became a one-disc group for Black: a group counted that
+    the capture then dropped as a tower's discs (R11), or with ``tower_steal`` lifted out."""
+    t1, t2 = disc(3, 0, 60, B, "resting", tower=3), disc(4, 0, 60, B, "resting", tower=3, z_mm=9)
+    t0 = disc(5, 1, 75, B, "flat", tower=5)  # a one-disc tower (a captured single disc) tipped up
+    hit = disc(1, 60, 0, W)
+    before = [RED, hit, t1, t2, moved(t0, state="resting")]
+    table = Table(stacks=[20, 20], towers=[Tower(1, [3, 4]), Tower(1, [5])])
+    final = [RED, hit, moved(t1, state="stacked", up=W), moved(t2, state="stacked", up=W), moved(t0, up=W),
+             disc(9, 71, 0, W, "leaning")]
+    ep = episode(final, action=9, fallen=[3, 4, 5], flipped=[3, 4, 5], final_contacts=[(3, 4)])
+    res = run(before, ep, mover=0, table=table, contacts=[(3, 4)], tower_steal=tower_steal)
+    assert res.fault and "b" in res.faults
+    assert res.groups == []
+
+
 def test_r12_fallen_leaners_touching_nothing_stay_as_foundations_no_capture():
     own, opp = disc(3, 0, 60, W, "leaning"), disc(4, 0, -60, B, "leaning")
     before = [RED, disc(1, 60, 0, W), own, opp]

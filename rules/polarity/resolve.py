@@ -170,7 +170,9 @@ def fault_groups(
             ids -= captured
         if ids:
             groups.append(FaultGroup(captor=1 - mover, ids=tuple(sorted(ids))))
-    grouped = {i for g in groups for i in g.ids} | set(expected) | set(keep)  # the move's own discs are not R12's
+    # the move's own discs are not R12's, nor a tower's (tilted, they read as leaners): a
+    # tower turned over is R13's, its controller the colour now on top
+    grouped = {i for g in groups for i in g.ids} | set(expected) | set(keep) | table.tower_ids()
     for i in sorted(set(ep.fallen) & set(ep.flipped)):
         b0, b1 = before.get(i), final.get(i)
         if b0 is None or b1 is None or i in grouped or b0.state not in LEANERS:
