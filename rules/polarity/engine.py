@@ -262,10 +262,11 @@ class Game:
             self.remove(gone)
         self.table.stacks[seat] += len(res.returned)
         self.refresh_towers(ep, set(res.returned))
-        # a disc is in one pending group, the newest: snapped onto a new group, it left its old one
-        newest = {i for g in res.groups for i in g.ids}
-        if newest:
-            kept = [replace(g, ids=tuple(i for i in g.ids if i not in newest)) for g in self.table.pending]
+        # a disc is in one pending group, the newest: snapped onto a new group, it left its old one;
+        # back in a stack (R8, R9), it left its group
+        left = {i for g in res.groups for i in g.ids} | set(res.returned)
+        if left:
+            kept = [replace(g, ids=tuple(i for i in g.ids if i not in left)) for g in self.table.pending]
             self.table.pending = [g for g in kept if g.ids]
         self.table.pending.extend(res.groups)
 
