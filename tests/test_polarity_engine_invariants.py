@@ -12,7 +12,8 @@ leaves the circle) come up here in every few games.
 
 After every turn row, for each rule set:
 - every disc is in a stack or on the mat (none left out of the circle, none lost);
-- every tower's discs are on the mat, each disc in one tower at most;
+- every tower's discs are on the mat, each disc in one tower at most, a tower
+  of two or more is one stack, and its controller is the colour on top (R13);
 - every pending fault group's discs are on the mat, each in one group at most,
   and none in a tower unless ``tower_steal``;
 - the row's stacks and scores are the table's (score = tower discs - stack);
@@ -268,6 +269,11 @@ def check_books(game: Game, row: dict) -> None:
     in_towers = [i for t in table.towers for i in t.ids]
     assert len(in_towers) == len(set(in_towers)), f"{where}: a disc in two towers"
     assert set(in_towers) <= on_mat.keys(), f"{where}: a tower disc not on the mat"
+    for t in table.towers:
+        top = max(t.ids, key=lambda i: on_mat[i].z)
+        assert t.controller == (0 if on_mat[top].up == -1 else 1), f"{where}: tower {t} not its top colour's (R13)"
+        if len(t.ids) > 1:
+            assert len({on_mat[i].tower for i in t.ids} - {-1}) == 1, f"{where}: tower {t} is not one stack"
     pending = [i for g in table.pending for i in g.ids]
     assert len(pending) == len(set(pending)), f"{where}: a disc in two fault groups"
     assert set(pending) <= on_mat.keys(), f"{where}: a fault group's disc not on the mat"
