@@ -69,16 +69,17 @@ class Outcome:
         self.final[i] = body
 
     def stack_on(self, i: int, j: int, up: int | None = None) -> None:
-        """Disc i snaps face to face onto disc j (j's stack, or j alone, becomes a tower)."""
+        """Disc i snaps face to face onto the top of disc j's stack (j alone becomes a tower)."""
         below = self.final[j]
         bottom = below.tower if below.tower >= 0 else j
         if below.tower < 0:
             self.set(j, moved(below, state="stacked", tower=j, tilt=0.0))
+        top = max([k for k in self.tower(bottom) if k != i] or [j], key=lambda k: self.final[k].z)
         b = self.final[i]
-        self.set(i, moved(b, x=below.x, y=below.y, z=below.z + 6 * MM, state="stacked", tower=bottom,
+        self.set(i, moved(b, x=below.x, y=below.y, z=self.final[top].z + 6 * MM, state="stacked", tower=bottom,
                           leaning_on=-1, tilt=0.0, up=b.up if up is None else up))
         self.detach(i)
-        self.touch(i, j)
+        self.touch(i, top)
 
     def out(self, i: int) -> None:
         self.set(i, moved(self.final[i], x=OUTSIDE_MM * MM, y=0.0, state="out", tower=-1, leaning_on=-1))
