@@ -142,6 +142,15 @@ def test_any_registered_game_replays_and_a_failed_game_reproduces_its_error(tmp_
     assert result.exit_code == 2 and "cannot be shown turn by turn" in result.output
 
 
+def test_the_summary_writes_negative_scores_apart(polar_run):
+    """A Polarity game can end with both scores below zero: '-12.0--10.0' read as a range."""
+    rep = replay(polar_run, 2)
+    rep.stored = {**rep.stored, "score_0": -12.0, "score_1": -10.5}
+    assert "scores -12 – -10.5," in rep.summary()
+    rep.stored = {**rep.stored, "score_0": None, "score_1": None}  # a game that failed
+    assert "scores none – none," in rep.summary()
+
+
 def test_a_run_made_by_another_polsim_reproduces_and_the_summary_names_both_versions(polar_run, tmp_path):
     copy = tampered_copy(polar_run, tmp_path, "games", 2, "package_version", lambda v: "0.0.1")
     rep = replay(copy, 2)
