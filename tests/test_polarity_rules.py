@@ -323,6 +323,23 @@ def test_r12_a_tilted_tower_knocked_flat_and_turned_over_is_no_flipped_leaner(to
     assert res.groups == []
 
 
+def test_r12_r13_a_disc_knocked_off_a_tilted_tower_lies_where_it_landed_like_one_off_a_flat_tower():
+    """Knocked apart, a tower is none (R13); its disc, turned over to White, is no leaner of
+    Black's to capture back (R12), whether the tower stood tilted (RESTING) or flat: it lies
+    where it landed, a foundation of the colour now up. Before polsim 0.20.1 only the
+    tilted tower's disc became a group for Black."""
+    hit = disc(1, 60, 0, W)
+    for state in ("resting", "stacked"):
+        t1, t2 = disc(3, 0, 60, B, state, tower=3), disc(4, 0, 60, B, state, tower=3, z_mm=9)
+        table = Table(stacks=[20, 20], towers=[Tower(1, [3, 4])])
+        final = [RED, hit, moved(t1, state="flat", tower=-1), moved(t2, x=0.03, state="flat", up=W, tower=-1),
+                 disc(9, 71, 0, W, "leaning")]
+        ep = episode(final, action=9, fallen=[3, 4] if state == "resting" else [], flipped=[4],
+                     moved_diameters={4: 1.2})
+        res = run(before=[RED, hit, t1, t2], ep=ep, mover=0, table=table, contacts=[(3, 4)])
+        assert res.fault and res.groups == [], state
+
+
 def test_r12_fallen_leaners_touching_nothing_stay_as_foundations_no_capture():
     own, opp = disc(3, 0, 60, W, "leaning"), disc(4, 0, -60, B, "leaning")
     before = [RED, disc(1, 60, 0, W), own, opp]
