@@ -311,7 +311,7 @@ def test_r12_a_tilted_tower_knocked_flat_and_turned_over_is_no_flipped_leaner(to
     Before polsim 0.20.1 each disc became a one-disc group for Black: a group counted that
     the capture then dropped as a tower's discs (R11), or with ``tower_steal`` lifted out."""
     t1, t2 = disc(3, 0, 60, B, "resting", tower=3), disc(4, 0, 60, B, "resting", tower=3, z_mm=9)
-    t0 = disc(5, 1, 75, B, "flat", tower=5)  # a one-disc tower (a captured single disc) tipped up
+    t0 = disc(5, 1, 75, B)  # a one-disc tower (a captured single disc, lying alone) tipped up
     hit = disc(1, 60, 0, W)
     before = [RED, hit, t1, t2, moved(t0, state="resting")]
     table = Table(stacks=[20, 20], towers=[Tower(1, [3, 4]), Tower(1, [5])])
