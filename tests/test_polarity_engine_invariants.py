@@ -10,7 +10,8 @@ episode runs out of its step budget. Rare combinations the real core meets a
 few times in a thousand games (the red disc touched while the Action Disc
 leaves the circle) come up here in every few games.
 
-After every turn row, for each rule set:
+Every pair of the six strategies plays (lookahead's trials run on the random
+core too). After every turn row, for each rule set:
 - every disc is in a stack or on the mat (none left out of the circle, none lost);
 - every tower's discs are on the mat, each disc in one tower at most, a tower
   of two or more is one stack, and its controller is the colour on top (R13);
@@ -244,6 +245,8 @@ class RandomCore:
         return o.finish(status=self._status())
 
 
+STRATEGIES = ("random", "cautious", "aggressive", "converter", "capturer", "lookahead:budget=3")
+
 RULE_SETS = {
     "standard": {},
     "no-red-death": dict(red_sudden_death=False, red_moved_loses=False),
@@ -289,7 +292,7 @@ def check_row(game: Game, row: dict) -> None:
 def play_random(seed: int, knobs: dict) -> tuple[dict, list[dict], RandomCore, PolarityRules]:
     rules = PolarityRules(red_orientation="bar", foundations=3, stack_size=12, max_attempts=3, max_turns=120,
                           **knobs)
-    seats = ("random", "cautious") if seed % 2 else ("cautious", "random")
+    seats = (STRATEGIES[seed % len(STRATEGIES)], STRATEGIES[(seed // len(STRATEGIES) + 1 + seed) % len(STRATEGIES)])
     spec = GameSpec(seed, 1000 + seed, "random-core", rules, tuple(StrategySpec.parse(s) for s in seats))
     core = RandomCore(seed)
     game = CheckedGame(spec, core)
