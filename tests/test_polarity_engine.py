@@ -431,6 +431,27 @@ def test_r8_r17_last_disc_ends_the_game_even_if_the_fault_refills_the_stack():
     assert game.table.stacks[0] == 1  # emptied by the last disc, refilled by R9: the end stands
 
 
+def test_r9_r10_a_pending_groups_disc_knocked_out_of_the_circle_leaves_the_group():
+    """A group waits for Black's capture (a capture of Black's faulted, say); White's move
+    knocks one of its discs out of the circle: back in White's stack (R9), it is no longer
+    in the group Black will capture."""
+    game = make_game([])
+    a, b = own_hosts(game, 1)  # Black's two foundations, snapped together (White still has hosts)
+    game.table.pending.append(FaultGroup(captor=1, ids=(a.id, b.id)))
+
+    def lean_and_knock_out(world, intent):
+        i = new_id(world)
+        host = world.b[intent.host]
+        final = [moved(d, state="out", x=0.3) if d.id == a.id else d for d in world.bodies()]
+        return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
+                            action=i, out_of_bounds=[a.id])
+
+    game.sim.script = [lean_and_knock_out]
+    game.play_turn(0)
+    assert game.rows[-1]["returned_to_stack"] == 1
+    assert game.table.pending == [FaultGroup(captor=1, ids=(b.id,))]
+
+
 def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():
     def touch_red(world, intent):
         i = new_id(world)
