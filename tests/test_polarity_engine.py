@@ -411,20 +411,22 @@ def test_r7_conversion_ends_the_turn_the_leaner_becomes_a_foundation_and_stack_i
     assert leaner.id in {h.id for h in game.view(0).hosts()}
 
 
+def leans_and_knocks_out(victim: int):
+    """An episode: the action disc settles as a leaner and knocks disc ``victim`` out of the circle."""
+    def episode_(world, intent):
+        i = new_id(world)
+        host = world.b[intent.host]
+        final = [moved(b, state="out", x=0.3) if b.id == victim else b for b in world.bodies()]
+        return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
+                            action=i, out_of_bounds=[victim])
+    return episode_
+
+
 def test_r8_r17_last_disc_ends_the_game_even_if_the_fault_refills_the_stack():
     """Common question: playing my last disc ends the game at once, even mid-turn."""
     rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=3)
     game = make_game([], rules=rules)
-    victim = own_hosts(game, 1)[0]
-
-    def lean_and_knock_out(world, intent):
-        i = new_id(world)
-        host = world.b[intent.host]
-        final = [moved(b, state="out", x=0.3) if b.id == victim.id else b for b in world.bodies()]
-        return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
-                            action=i, out_of_bounds=[victim.id])
-
-    game.sim.script = [lean_and_knock_out]
+    game.sim.script = [leans_and_knocks_out(own_hosts(game, 1)[0].id)]
     with pytest.raises(GameOver) as end:
         game.play_turn(0)
     assert end.value.reason == "stack_empty"
@@ -438,15 +440,7 @@ def test_r9_r10_a_pending_groups_disc_knocked_out_of_the_circle_leaves_the_group
     game = make_game([])
     a, b = own_hosts(game, 1)  # Black's two foundations, snapped together (White still has hosts)
     game.table.pending.append(FaultGroup(captor=1, ids=(a.id, b.id)))
-
-    def lean_and_knock_out(world, intent):
-        i = new_id(world)
-        host = world.b[intent.host]
-        final = [moved(d, state="out", x=0.3) if d.id == a.id else d for d in world.bodies()]
-        return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")],
-                            action=i, out_of_bounds=[a.id])
-
-    game.sim.script = [lean_and_knock_out]
+    game.sim.script = [leans_and_knocks_out(a.id)]
     game.play_turn(0)
     assert game.rows[-1]["returned_to_stack"] == 1
     assert game.table.pending == [FaultGroup(captor=1, ids=(b.id,))]
