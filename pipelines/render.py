@@ -3,8 +3,11 @@
 A short table too wide for the terminal (``TURN_ROWS`` rows at most: the
 balance measures, one row of eleven) is shown turned, one line a column
 and a column a row, so each name and value reads whole on its line instead
-of being folded into slivers; longer tables keep their shape and fold
-values (never cut them).
+of being folded into slivers. A longer table keeps its shape while it fits
+with its values wrapped between words; one that would have to break words
+(compare's verdict at 80 columns: "mcnemar-c" over "hi2-cc") is shown as
+records, a line a column and a block a row, like psql's expanded display.
+Values are never cut ('98…'); only one longer than the whole line folds.
 
 In a rich table a command to copy (``COMMAND_COLUMNS``: ``replay``) would be
 wrapped or cut to the column's width; the table shows a reference (``[1]``)
@@ -119,9 +122,9 @@ def _table(name: str, rows: list[dict], shown: list[dict]) -> Table:
     return table
 
 
-def _fits(console: Console, table: Table) -> bool:
-    """Whether ``table`` at its natural width (no value folded) fits the terminal."""
-    return Measurement.get(console, console.options.update(max_width=10**6), table).maximum <= console.width
+def _width(console: Console, table: Table) -> Measurement:
+    """``table``'s width range: minimum with values wrapped between words, maximum with none wrapped."""
+    return Measurement.get(console, console.options.update(max_width=10**6), table)
 
 
 def _labels(shown: list[dict]) -> list[str]:
@@ -147,6 +150,19 @@ def _turned(name: str, shown: list[dict]) -> Table:
     return table
 
 
+def _records(name: str, shown: list[dict]) -> Table:
+    """``shown`` as records: a line a column (its name, its value), the rows one block each."""
+    table = _titled(name)
+    table.show_header = False
+    table.add_column("", style="bold", no_wrap=True)
+    table.add_column("", overflow="fold")
+    for row in shown:
+        for key, value in row.items():
+            table.add_row(key, _text(key, value))
+        table.add_section()
+    return table
+
+
 def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | None = None) -> None:
     console = console or Console()
     if fmt is Format.json:
@@ -169,8 +185,12 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
             continue
         shown, commands = _commands_below([_merge_intervals(r) for r in rows])
         table = _table(name, rows, shown)
-        if len(shown) <= TURN_ROWS and not _fits(console, table):
+        width = _width(console, table)
+        if len(shown) <= TURN_ROWS and width.maximum > console.width:
             table = _turned(name, shown)
+            width = _width(console, table)
+        if width.minimum > console.width:
+            table = _records(name, shown)
         console.print(table)
         for line in commands:
             print_line(console, line)

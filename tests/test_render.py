@@ -30,14 +30,27 @@ BALANCE = {"games": 384, "finished": 384, "seat0_wins": 164, "seat1_wins": 211, 
            "completion": "97.7 % [95.6, 98.8]", "draw": "2.3 % [1.2, 4.4]", "safety_limit": "0.3 % [0.0, 1.5]"}
 
 
-def test_a_long_table_too_wide_for_the_terminal_wraps_values_and_cuts_none():
+def test_a_long_table_too_wide_for_the_terminal_wraps_values_between_words_and_cuts_none():
     """Before: at 80 columns a long value showed as 'po…' or '98…'."""
-    row = {"variant": "polar-9-groupscore-with-a-long-name", "cell": "size=9,swap=false,score_n=group",
-           "games": 123456789, "note": "x" * 30, "more": "y" * 30}
+    row = {"variant": "polar 9 groupscore with a long name", "cell": "size=9 swap=false score_n=group",
+           "games": 123456789, "note": " ".join(["xxxx"] * 6), "more": " ".join(["yyyy"] * 6)}
     rows = [row] * (TURN_ROWS + 1)
     text = render({"length": rows})
     assert "…" not in text
-    assert [column(text, k) for k in range(5)] == ["".join([str(v)] * len(rows)) for v in row.values()]
+    assert max(len(line) for line in text.splitlines()) <= 80
+    cells = [column(text, k).replace(" ", "") for k in range(5)]
+    assert cells == ["".join([str(v).replace(" ", "")] * len(rows)) for v in row.values()]
+
+
+def test_a_long_table_that_would_break_words_reads_as_records_a_line_a_column():
+    """Before: compare's verdict at 80 columns folded words into slivers ('mcnemar-c', 'hi2-cc')."""
+    rows = [{"test": f"outcome {n}", "method": "mcnemar-chi2-cc", "effect": "win rate -7.3 pts [-10.8, -3.7]",
+             "statistic": 14.6, "p": 0.000134, "p_holm": 0.000537, "significant": "YES", "note": "x" * 30}
+            for n in range(TURN_ROWS + 1)]
+    text = render({"verdict": rows})
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert body_lines(text) == [[k, str(v)] for row in rows for k, v in row.items()]
 
 
 def test_a_one_row_table_too_wide_for_the_terminal_reads_one_line_a_column():
@@ -76,7 +89,10 @@ def test_a_bracketed_value_shows_as_given_not_as_markup():
     """Before: a run folder ``runs[old]`` showed as ``runs`` (rich read ``[old]`` as a style)."""
     row = {"run": "runs[old]", "note": "[bold]kept[/bold]", "games": 12}
     assert body_lines(render({"runs": [row]}, width=200)) == [["runs[old]", "[bold]kept[/bold]", "12"]]
-    wide = {**row, "detail": "d" * 60}
+    wide = {**row, "detail": "d" * 30, "also": "e" * 20}
     turned = render({"runs": [wide, {**wide, "run": "runs[new]"}]}, width=80)  # labelled by run, a column a row
     assert "┃ run runs[old]" in turned and "┃ run runs[new]" in turned
     assert body_lines(turned)[0] == ["note", "[bold]kept[/bold]", "[bold]kept[/bold]"]
+    wider = {**row, "detail": "d" * 60}  # turned, two such columns would break it: records
+    records = render({"runs": [wider, {**wider, "run": "runs[new]"}]}, width=80)
+    assert body_lines(records)[:2] == [["run", "runs[old]"], ["note", "[bold]kept[/bold]"]]
