@@ -80,7 +80,7 @@ TurnsOpt = Annotated[bool, typer.Option(
     "--turns/--no-turns", help="Write the turns table (a row per turn); --no-turns: the games rows alone, "
                                "for large sweeps (replay still shows every turn).")]
 ByOpt = Annotated[list[str], typer.Option("--by", help="Also group by this column (repeatable).")]
-WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=value or column!=value (repeatable).")]
+WhereOpt = Annotated[list[str], typer.Option("--where", help="Filter column=value or column!=value (repeatable; != keeps empty cells; value null matches them).")]
 
 
 def fail(message: str, code: int = 2) -> None:

@@ -9,6 +9,12 @@ a JSON dump), whatever the column's type:
   stored 198.0, ``n_turns=71.0`` the stored 71);
 - any other column compares its text (``CAST(col AS VARCHAR)``).
 
+``!=`` keeps the games whose cell is empty (SQL's ``IS DISTINCT FROM``):
+``loser_cause!=R14`` keeps the drawn and stack_empty games, which have no
+loser, instead of dropping them as ``<>`` would. ``null`` (or ``—``, as a
+table prints an empty cell) matches empty cells: ``loser_cause=null``,
+``winner!=null``.
+
 A value that cannot be of its column's type is a ``UsageError`` naming the
 type. Values only ever reach duckdb as parameters (``?``), never as SQL
 text; column names are checked against the known columns and quoted.
@@ -21,6 +27,7 @@ import re
 from rules.base import UsageError
 
 BOOLEANS = {"true": True, "false": False}
+NULLS = {"null", "none", "—"}
 NUMERIC = re.compile(r"(U?(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT)|FLOAT|DOUBLE|REAL|DECIMAL(\(.*\))?)")
 
 
@@ -61,7 +68,11 @@ def parse_where(items: list[str], types: dict[str, str]) -> tuple[str, list]:
             raise UsageError(f"--where {item!r} is not column=value or column!=value")
         if col not in types:
             raise UsageError(f"--where: unknown column {col!r}; columns: {', '.join(types)}")
-        operand, param = typed(item, col, types[col], value.strip())
-        clauses.append(f"{operand} {'<>' if op == '!=' else '='} ?")
+        value = value.strip()
+        if value.lower() in NULLS:
+            clauses.append(f"{quote(col)} IS {'NOT ' if op == '!=' else ''}NULL")
+            continue
+        operand, param = typed(item, col, types[col], value)
+        clauses.append(f"{operand} {'IS DISTINCT FROM' if op == '!=' else '='} ?")
         params.append(param)
     return "".join(f" AND {c}" for c in clauses), params

@@ -205,6 +205,19 @@ def test_where_matches_booleans_and_numbers_as_they_are_shown(tmp_path):
         count("score_0=101' OR '1'='1")
 
 
+def test_where_not_equal_keeps_games_whose_cell_is_empty_and_null_matches_them(tmp_path):
+    """Before: ``loser_cause!=R14`` dropped every game without a loser (SQL's ``<>`` is never true of NULL)."""
+    games = [game_row(i, i % 2, loser_cause="R14" if i < 3 else None) for i in range(10)]
+    run = write_run(tmp_path, games)
+
+    def count(*where):
+        return tables_of(run, where=list(where))["balance"][0]["games"]
+
+    assert count("loser_cause!=R14") == count("loser_cause=null") == count("loser_cause=—") == 7
+    assert count("loser_cause=R14") == count("loser_cause!=null") == count("loser_cause!=NULL") == 3
+    assert count("loser_cause!=R16") == 10
+
+
 def test_by_a_seat_column_splits_seat_tables_only(tmp_path):
     tables = tables_of(balance_run(tmp_path), by=["seat"])
     assert {r["seat"] for r in tables["strategies"]} == {0, 1}
