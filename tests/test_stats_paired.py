@@ -3,7 +3,7 @@ rates on seeded simulated paired experiments (same seeds, conditions A/B)."""
 
 import numpy as np
 import pytest
-from scipy.stats import binom
+from scipy.stats import binom, chi2
 from statsmodels.stats.multitest import multipletests
 
 from pipelines.stats.paired import (holm, mann_whitney, mcnemar,
@@ -172,6 +172,13 @@ def test_stuart_maxwell_with_few_discordant_seeds_calls_a_change_at_most_5_perce
 
 def test_the_chi_square_stuart_maxwell_calls_four_seeds_moving_one_way_a_change():
     assert size_given_the_discordant_seeds(4, 0, 0, exact_below=0) == pytest.approx(1 / 8)
+
+
+def test_stuart_maxwell_p_of_a_large_change_is_tiny_not_zero():
+    """Before: statsmodels' 1 - cdf printed p = 0 for an outcome mix that moved a lot (a helper's audit)."""
+    res = stuart_maxwell(np.array([[300, 10, 150], [5, 40, 20], [10, 5, 400]]))
+    assert 0.0 < res.pvalue < 1e-20
+    assert res.pvalue == pytest.approx(chi2.sf(res.statistic, 2), rel=1e-9)
 
 
 def test_stuart_maxwell_drops_a_category_that_never_changes():

@@ -183,7 +183,8 @@ def stuart_maxwell(table: "np.ndarray | list", exact_below: int = 25) -> TestRes
     df = float(res.df)
     if off.sum() < exact_below:
         return TestResult(float(res.statistic), _stuart_maxwell_exact(reduced), "stuart-maxwell-exact", df)
-    return TestResult(float(res.statistic), float(res.pvalue), "stuart-maxwell", df)
+    # chi2.sf, not statsmodels' 1 - cdf, which rounds any p below ~1e-16 to 0
+    return TestResult(float(res.statistic), float(sps.chi2.sf(res.statistic, df)), "stuart-maxwell", df)
 
 
 def _stuart_maxwell_exact(t: np.ndarray) -> float:
