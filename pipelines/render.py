@@ -56,7 +56,9 @@ def _cell(key: str, value) -> str:
             return "—"
         if key in RATES:
             return f"{100 * value:.1f} %"
-        return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+        if abs(value) < 1e6 and (2 * value).is_integer():  # whole and half points (a komi of 100.5) exactly
+            return f"{value:.1f}".removesuffix(".0")
+        return f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"  # never 1e+03 for 999.7
     return str(value)
 
 

@@ -96,3 +96,10 @@ def test_a_bracketed_value_shows_as_given_not_as_markup():
     wider = {**row, "detail": "d" * 60}  # turned, two such columns would break it: records
     records = render({"runs": [wider, {**wider, "run": "runs[new]"}]}, width=80)
     assert body_lines(records)[:2] == [["run", "runs[old]"], ["note", "[bold]kept[/bold]"]]
+
+
+def test_whole_and_half_points_show_exactly_and_no_number_in_e_notation():
+    """Before: a komi of 100.5 showed as 100 and 999.7 as 1e+03 (three significant figures; a helper's audit)."""
+    row = {"komi": 100.5, "fair": -840.5, "mean": 999.7, "sd": 2.345, "big": 123456.25, "p": 1.5e-7}
+    assert body_lines(render({"komi": [row, row, row, row, row]}, width=200))[0] == [
+        "100.5", "-840.5", "1000", "2.35", "123456", "1.5e-07"]
