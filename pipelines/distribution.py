@@ -4,8 +4,9 @@ Both take ``rows_sql``: a FROM-clause body (``games WHERE true <filter>`` or
 a join of ``turns`` with the filtered games) in which ``Scope.where_sql``
 appears exactly once, so the scope's parameters line up with its ``?``.
 
-- ``describe(scope, expr, rows_sql, keys)``: per group — n, mean with a normal
-  95 % interval (z·sd/√n), sd, min, p10, p25, median, p75, p90, max.
+- ``describe(scope, expr, rows_sql, keys)``: per group — n, mean with its
+  95 % Student t interval (t_{n-1}·sd/√n: the normal z·sd/√n covered 81 %
+  of means at 3 games, 94 % at 24), sd, min, p10, p25, median, p75, p90, max.
 - ``histogram(scope, expr, rows_sql, keys, bins)``: per group — ``lo``,
   ``hi``, ``count`` on ``bins`` equal-width bins over the global range of
   the expression (integers get integer-aligned bins), for plots.
@@ -15,8 +16,9 @@ from __future__ import annotations
 
 import math
 
+from scipy.stats import t as student_t
+
 from pipelines.scope import Scope
-from pipelines.stats.interval import z_of
 
 DESCRIBE_SQL = """
 SELECT {keys}
@@ -40,9 +42,9 @@ RANGE_SQL = "SELECT min(x), max(x), bool_and(x = floor(x)) FROM (SELECT CAST({ex
 
 def describe(scope: Scope, expr: str, rows_sql: str, keys: str) -> list[dict]:
     rows = scope.rows(DESCRIBE_SQL.format(keys=keys, expr=expr, rows=rows_sql))
-    z = z_of(0.95)
     for row in rows:
-        half = z * row["sd"] / math.sqrt(row["n"]) if row["sd"] is not None else None
+        n = row["n"]
+        half = student_t.ppf(0.975, n - 1) * row["sd"] / math.sqrt(n) if row["sd"] is not None and n > 1 else None
         row["mean_lo"] = row["mean"] - half if half is not None else None
         row["mean_hi"] = row["mean"] + half if half is not None else None
     return rows
