@@ -12,7 +12,7 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
   s_0 - 1/2, completion (share of games with a winner, out of every game,
   failed ones included), drawishness (draws among finished games) and the
   share of games ended by a safety limit (``SAFETY_LIMITS``).
-- ``length(scope)``: turns per finished game — mean with a normal 95 %
+- ``length(scope)``: turns per finished game — mean with a Student t 95 %
   interval, spread (sd, IQR, coefficient of variation), quantiles.
 - ``end_reasons(scope)``: count and share of each end reason (and, when
   recorded, the rule that made a sudden end's loser lose: ``loser_cause``);
