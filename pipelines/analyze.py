@@ -7,7 +7,8 @@ rows), gathered from the measure modules by group (``MEASURES``):
   moves first), ``strategy_seat`` — win/draw/loss, win rate and score rate
   with 95 % intervals; ``balance`` — balance score, first-player advantage,
   completion, drawishness, safety-limit share;
-- ``length``: turns per game — mean with interval, spread, quantiles;
+- ``length``: turns of play per game (``play_turns``: a Polarity game's
+  foundation placements left out) — mean with interval, spread, quantiles;
 - ``decisiveness`` (``decisiveness``): how early the winner takes a lead it keeps;
 - ``ends``: ``end_reasons`` and ``failures``;
 - ``polar`` (``measures_polar``): ``margins``, ``passes``, ``swap``, ``colours``,

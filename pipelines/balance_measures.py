@@ -12,7 +12,8 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
   s_0 - 1/2, completion (share of games with a winner, out of every game,
   failed ones included), drawishness (draws among finished games) and the
   share of games ended by a safety limit (``SAFETY_LIMITS``).
-- ``length(scope)``: turns per finished game — mean with a Student t 95 %
+- ``length(scope)``: turns of play per finished game (``play_turns``: setup
+  turns left out) — mean with a Student t 95 %
   interval, spread (sd, IQR, coefficient of variation), quantiles.
 - ``end_reasons(scope)``: count and share of each end reason (and, when
   recorded, the rule that made a sudden end's loser lose: ``loser_cause``);
@@ -21,6 +22,7 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
 
 from __future__ import annotations
 
+from pipelines.play_turns import play_turns_sql
 from pipelines.scope import Scope
 from pipelines.stats.balance import balance as seat_balance
 from pipelines.stats.balance import first_player_advantage
@@ -133,7 +135,8 @@ def balance(scope: Scope) -> list[dict]:
 
 
 def length(scope: Scope) -> list[dict]:
-    rows = describe(scope, "n_turns", f"games WHERE status = 'ok' {scope.where_sql}", scope.keys_sql())
+    rows = describe(scope, play_turns_sql(scope.games), f"games WHERE status = 'ok' {scope.where_sql}",
+                    scope.keys_sql())
     out = []
     for row in rows:
         spread = {"iqr": row["p75"] - row["p25"], "cv": row["sd"] / row["mean"] if row["sd"] is not None and row["mean"] else None}

@@ -25,7 +25,7 @@ Pieces:
   * outcome mix (Stuart–Maxwell on the loss/draw/win table);
   * first player (McNemar on seat-0 wins), when a cell is not self-play;
   * score distribution (Mann–Whitney on the focus side's final score);
-  * game length (Mann–Whitney on turns);
+  * game length (Mann–Whitney on turns of play, ``pipelines.play_turns``);
   * end reasons (per reason, McNemar on "ended this way" in the paired
     games, exact below 25 discordant pairs; the row keeps the reason that
     moved most surely, its p times the number of reasons when there are
@@ -49,7 +49,8 @@ import duckdb
 import numpy as np
 
 from pipelines import manifest as mf
-from pipelines.dataset import distinct_runs, open_runs
+from pipelines.dataset import columns, distinct_runs, open_runs
+from pipelines.play_turns import play_turns_sql
 from pipelines.spec import Experiment, resolve_cell_rules
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
@@ -210,10 +211,11 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
     con_b, (man_b,) = open_runs([candidate])
     exp_a, exp_b = mf.experiment_of(man_a), mf.experiment_of(man_b)
     check_matchable(exp_a, exp_b, names)
-    cols = ", ".join(COLUMNS)
     con = duckdb.connect()
-    con.register("a", con_a.sql(f"SELECT {cols} FROM games").to_arrow_table())
-    con.register("b", con_b.sql(f"SELECT {cols} FROM games").to_arrow_table())
+    for name, side in (("a", con_a), ("b", con_b)):  # n_turns: turns of play (pipelines.play_turns)
+        cols = ", ".join(f"{play_turns_sql(columns(side, 'games'))} AS n_turns" if c == "n_turns" else c
+                         for c in COLUMNS)
+        con.register(name, side.sql(f"SELECT {cols} FROM games").to_arrow_table())
     n_a, n_b = con.execute("SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b)").fetchone()
     rows = con.execute(JOIN_SQL).fetchnumpy()
     if len(rows["cell"]) == 0:

@@ -25,29 +25,40 @@ read from.
   intervals: ``early`` (decided in the first half) and ``last`` (decided
   fraction 1: the winner was not ahead on score at the end).
 
+Turns count from the first turn of play (``pipelines.play_turns``): a
+Polarity game's foundation placements are neither deciding turns nor part
+of its length (counted in, no standard game could be decided before turn
+10), and a game that ended while the board was set up is left out. As the
+leader for good is read over every turn, a deciding turn before play
+begins counts as play's first.
+
 Skipped (no rows) when the runs have no ``turns`` with running scores.
 """
 
 from __future__ import annotations
 
 from pipelines.balance_measures import put, share
+from pipelines.play_turns import setup_columns, setup_turns_sql
 from pipelines.scope import Scope
 
 NEEDS = ("game_index", "turn", "score_0", "score_1")
 
 PER_GAME_SQL = """
+SELECT {keys} decided_turn, turns, decided_turn / turns AS decided_frac
+FROM (
 SELECT {g_keys}
-       coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1 AS decided_turn,
-       p.last_turn + 1 AS turns,
-       (coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1) / (p.last_turn + 1) AS decided_frac
-FROM {games} g
+       greatest(coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1 - g.setup, 0)
+         AS decided_turn,
+       p.last_turn + 1 - g.setup AS turns
+FROM (SELECT *, {setup} AS setup FROM {games}) g
 JOIN (
   SELECT {join}, max(turn) AS last_turn,
          max(turn) FILTER (WHERE score_0 + komi_0 <= score_1 + komi_1) AS behind_0,
          max(turn) FILTER (WHERE score_1 + komi_1 <= score_0 + komi_0) AS behind_1
   FROM {turns} GROUP BY {join}
 ) p USING ({join})
-WHERE g.status = 'ok' AND g.winner IN (0, 1)
+WHERE g.status = 'ok' AND g.winner IN (0, 1) AND p.last_turn + 1 > g.setup
+)
 """
 
 SUMMARY_SQL = """
@@ -90,9 +101,9 @@ def _any_komi(scope: Scope) -> bool:
 
 def per_game_sql(scope: Scope) -> str:
     """``SELECT * FROM`` a temporary table of the decided games, computed once per scope."""
-    games = scope.filtered_games_sql(["winner", "status"])
-    sql = PER_GAME_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join,
-                              turns=_turns_sql(scope))
+    games = scope.filtered_games_sql(["winner", "status", *setup_columns(scope.games)])
+    sql = PER_GAME_SQL.format(keys=scope.keys_sql(), g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join,
+                              turns=_turns_sql(scope), setup=setup_turns_sql(scope.games))
     return f"SELECT * FROM {scope.materialize('decided', sql)}"
 
 

@@ -155,8 +155,8 @@ def length(data: ReportData) -> Section:
     sec = Section("length", "Game length and decisiveness")
     h = data.hists
     if h.get("length"):
-        sec.plot("length", plots.histograms(_series(h["length"], data.keys), "turns per game"),
-                 "<b>Turns per game.</b> A narrow peak is a predictable play time; a bump at the right end can "
+        sec.plot("length", plots.histograms(_series(h["length"], data.keys), "turns of play per game"),
+                 "<b>Turns of play per game</b> (a Polarity game's foundation placements left out). A narrow peak is a predictable play time; a bump at the right end can "
                  "be games running into the safety limit.")
     if h.get("decided"):
         sec.plot("decided", plots.histograms(_series(h["decided"], data.keys),
@@ -268,7 +268,7 @@ def comparison(data: ReportData) -> Section | None:
              "<b>First-player advantage per group</b> (seat 0's score rate − ½). Left of 0: the second player is "
              "ahead.")
     if data.tables.get("length"):
-        sec.plot("compare-length", _interval_plot(data.tables["length"], keys, "mean", "mean turns per game",
+        sec.plot("compare-length", _interval_plot(data.tables["length"], keys, "mean", "mean turns of play per game",
                                                   None, percent=False),
                  "<b>Mean game length per group</b> with its 95 % interval.")
     return sec

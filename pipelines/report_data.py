@@ -12,7 +12,7 @@
 - ``tables``: every measure table (``analyze.measure_scope``) for those keys;
 - ``hists``: binned distributions for the plots, ``name -> rows`` of group
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
-  (turns per game), ``scores`` (final score per seat), ``margin`` (seat 0's
+  (turns of play per game), ``scores`` (final score per seat), ``margin`` (seat 0's
   score minus seat 1's), ``decided`` (decided fraction), and when recorded
   ``passes`` and ``captures``; ``black_margin`` (Polar: Black's board lead,
   counted exactly in one-point bins, for the komi curve);
@@ -33,6 +33,7 @@ from pipelines import measures_polarity as polarity
 from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
 from pipelines.dataset import run_labels, shared_run_id_note
 from pipelines.distribution import histogram
+from pipelines.play_turns import play_turns_sql
 from pipelines.scope import Scope
 
 
@@ -54,7 +55,7 @@ def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
     """name -> (expression, rows, keys) for each distribution the runs support."""
     keys, ok_games = scope.keys_sql(), f"games WHERE status = 'ok' {scope.where_sql}"
     specs = {
-        "length": ("n_turns", ok_games, keys),
+        "length": (play_turns_sql(scope.games), ok_games, keys),
         "scores": ("score", f"seats WHERE status = 'ok' {scope.where_sql}", scope.keys_sql(["seat"], seat_level=True)),
         "margin": ("score_0 - score_1", ok_games, keys),
     }

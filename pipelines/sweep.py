@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from pipelines import manifest as mf
-from pipelines.dataset import open_runs
+from pipelines.dataset import columns, open_runs
+from pipelines.play_turns import play_turns_sql
 from pipelines.spec import Cell, Experiment, grid_shard_size, make_experiment, parse_sets, validate
 from pipelines.stats.balance import balance, first_player_advantage
 from pipelines.stats.balance_ranking import balance_gaps
@@ -58,7 +59,7 @@ SELECT cell,
        count(*) FILTER (WHERE ok AND winner = 0) AS seat0_wins,
        count(*) FILTER (WHERE ok AND winner = 1) AS seat1_wins,
        count(*) FILTER (WHERE ok AND winner = -1) AS draws,
-       avg(n_turns) FILTER (WHERE ok) AS mean_turns,
+       avg({play_turns}) FILTER (WHERE ok) AS mean_turns,
        count(*) FILTER (WHERE NOT ok) AS failed
 FROM (SELECT *, coalesce(status = 'ok' AND winner IS NOT NULL, false) AS ok FROM games)
 GROUP BY cell ORDER BY cell
@@ -112,7 +113,7 @@ def _cell_row(number: int, cell: Cell, counts: dict, level: float) -> dict:
 def sweep_report(run: str, level: float = 0.95, n_boot: int = 2000) -> SweepReport:
     con, (manifest,) = open_runs([run])
     exp = mf.experiment_of(manifest)
-    cur = con.execute(CELL_SQL)
+    cur = con.execute(CELL_SQL.format(play_turns=play_turns_sql(columns(con, "games"))))
     names = [d[0] for d in cur.description]
     by_cell = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
     rows = [_cell_row(c, cell, by_cell.get(c, {}), level) for c, cell in enumerate(exp.cells)]

@@ -155,6 +155,26 @@ def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path)
     assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
 
 
+def test_polarity_length_and_decisiveness_count_turns_of_play_not_the_foundations(tmp_path):
+    """Before: n_turns held the 2 x foundations setup turns: three foundations looked 4 turns shorter
+    than five over the same play, and no standard game could be decided before turn 10 (a helper's audit)."""
+    polarity = {"game": "polarity"}
+    games = [game_row(0, 0, n_turns=20, rule_foundations=5, **polarity),
+             game_row(1, 0, n_turns=16, rule_foundations=3, **polarity),
+             game_row(2, 0, n_turns=5, rule_foundations=1, **polarity),
+             game_row(3, 1, n_turns=1, rule_foundations=1, end="red_touched", **polarity)]  # ended in setup
+    turns = (score_turns(0, [(-1, -2)] * 10 + [(0, 0)] * 9 + [(1, 0)])
+             + score_turns(1, [(-1, -2)] * 6 + [(1, 0)] * 10)         # ahead from play's first turn
+             + score_turns(2, [(-1, -2), (-1, -1), (0, 0), (1, 0), (2, 0)])  # ahead for good from turn 3
+             + score_turns(3, [(-1, -2)]))
+    tables = tables_of(write_run(tmp_path, games, turns))
+    assert [tables["length"][0][k] for k in ("games", "min", "max")] == [4, 0, 10]
+    row = tables["decisiveness"][0]
+    assert row["games"] == 3  # the game that ended in setup has no play to be decided in
+    assert row["mean_frac"] == pytest.approx((9 / 10 + 0 / 10 + 1 / 3) / 3)
+    assert row["mean_turn"] == pytest.approx((9 + 0 + 1) / 3)
+
+
 @pytest.mark.parametrize("colour_0, komi, winner, frac", [
     ("black", 3.5, 1, 0.0),   # seat 1 plays White: 3.5 ahead before any stone, and wins 4.5 to 4
     ("white", 3.5, 0, 0.0),   # seat 0 plays White: ahead from the start

@@ -12,6 +12,7 @@ import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.cli import app
 from pipelines.compare import compare_runs, match_runs
 from pipelines.runner import run_experiment
+from pipelines import play_turns
 from pipelines.spec import Cell, Experiment
 
 runner = CliRunner()
@@ -102,6 +103,14 @@ def test_games_are_paired_on_seed_with_the_same_strategies_in_the_same_seats(tmp
     assert p.n == 40 and p.seed_index.tolist() == list(range(40))
     assert p.focus_seat.tolist() == [j % 2 for j in range(40)]  # loaded sits in seat 0 on even seeds
     assert (p.turns_a == 6).all() and (p.turns_b == 10).all()
+
+
+def test_game_length_counts_the_turns_of_play_after_a_games_setup_turns(tmp_path, monkeypatch):
+    """As Polarity's foundations (pipelines.play_turns): here a toy game's first ``rounds`` turns set it up."""
+    monkeypatch.setitem(play_turns.SETUP_TURNS, "toy", ("{p}rule_rounds", ("rule_rounds",)))
+    a, b = run(tmp_path, "a", games=40, shard_size=7), run(tmp_path, "b", games=40, shard_size=40, rounds=5)
+    p = match_runs(a, b)
+    assert (p.turns_a == 3).all() and (p.turns_b == 5).all()
 
 
 def test_polar_rule_change_is_flagged_and_same_code_is_not(tmp_path):

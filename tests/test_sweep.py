@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 import tests.toygame  # noqa: F401  registers "toy"
+from pipelines import play_turns
 from pipelines.cli import app
 from pipelines.runner import run_experiment
 from pipelines.stats.balance_ranking import balance_gaps, bootstrap_balances, seat0_balance
@@ -56,6 +57,13 @@ def test_sweep_report_reads_a_finished_run(tmp_path):
     report = sweep_report(res.uri)
     assert [r["rule_sides"] for r in report.cells] == [3, 8]
     assert report.best in (0, 1) and report.best_balance.high <= 1.0
+
+
+def test_sweep_mean_turns_count_the_turns_of_play_after_a_games_setup_turns(tmp_path, monkeypatch):
+    monkeypatch.setitem(play_turns.SETUP_TURNS, "toy", ("{p}rule_rounds", ("rule_rounds",)))  # see play_turns
+    exp = sweep_experiment("toy", "standard", ["fair", "fair"], ["rounds=2,3"], 20, 1, 10)
+    report = sweep_report(run_experiment(exp, str(tmp_path), workers=0).uri)
+    assert [r["mean_turns"] for r in report.cells] == [2, 3]  # n_turns 4 and 6
 
 
 def test_failed_games_make_the_sweep_exit_3_saying_how_many_after_its_table(tmp_path):
