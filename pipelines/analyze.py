@@ -110,14 +110,34 @@ def left_out_note(tables: dict[str, list[dict]]) -> str | None:
             f"per-seat tables (their seats are no longer split evenly); see --table failures")
 
 
+def cell_keys(manifests: list[dict]) -> list[str]:
+    """The ``rule_*`` columns of the knobs whose values differ between the cells of a run (a sweep's
+    ``--set`` lists), so no table pools games played under different rules."""
+    knobs: list[str] = []
+    for m in manifests:
+        cells = [c.get("overrides") or {} for c in m.get("spec", {}).get("cells", [])]
+        for knob in dict.fromkeys(k for c in cells for k in c):
+            if len({repr(c.get(knob)) for c in cells}) > 1 and knob not in knobs:
+                knobs.append(knob)
+    return [f"rule_{k}" for k in knobs]
+
+
+def pooled_matchups(manifests: list[dict]) -> int:
+    """How many matchups the most varied run's cells play (a tournament: several, which tables pool)."""
+    return max((len({tuple(c.get("matchup", ())) for c in m.get("spec", {}).get("cells", [])}) for m in manifests),
+               default=0)
+
+
 def default_keys(manifests: list[dict], by) -> list[str]:
-    """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``, so no table pools them."""
+    """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``, so no table pools
+    them; and the knobs a run's cells set differently (``cell_keys``)."""
     if by:
         return list(by)
-    if len(manifests) < 2:
-        return []
-    variants = [m.get("spec", {}).get("variant") for m in manifests]
-    return ["variant"] if len(set(variants)) == len(variants) else ["run_id"]
+    keys = []
+    if len(manifests) > 1:
+        variants = [m.get("spec", {}).get("variant") for m in manifests]
+        keys = ["variant"] if len(set(variants)) == len(variants) else ["run_id"]
+    return keys + cell_keys(manifests)
 
 
 def summarize(con: duckdb.DuckDBPyConnection, by=(), where=()) -> dict[str, list[dict]]:

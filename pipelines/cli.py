@@ -211,18 +211,31 @@ def exit_if_games_failed(result) -> None:
         raise typer.Exit(3)
 
 
-def grouping_note(keys: list[str], by: list[str], runs: int) -> str | None:
-    """Says which column keeps several runs apart when ``--by`` did not say (``analysis.default_keys``)."""
-    if by or not keys:
-        return None
-    why = "each run has its own" if keys == ["variant"] else "their variants do not tell them apart"
-    return f"{runs} runs given: grouped by {keys[0]} ({why}), so they are kept apart; --by sets another grouping"
+def grouping_notes(keys: list[str], by: list[str], runs: int, cells: list[str], matchups: int) -> list[str]:
+    """What keeps runs and a run's cells apart when ``--by`` did not say (``analysis.default_keys``), and
+    what is pooled."""
+    if by:
+        return []
+    notes = []
+    run_keys = [k for k in keys if k not in cells]
+    if run_keys:
+        why = "each run has its own" if run_keys == ["variant"] else "their variants do not tell them apart"
+        notes.append(f"{runs} runs given: grouped by {run_keys[0]} ({why}), so they are kept apart; "
+                     "--by sets another grouping")
+    if cells:
+        notes.append(f"the run's cells set {', '.join(cells)} differently (a sweep): grouped by "
+                     f"{'them' if len(cells) > 1 else 'it'}, so no table pools different rules; --by sets another grouping")
+    if matchups > 1:
+        notes.append(f"the run's cells play {matchups} matchups (a tournament): the tables pool them; "
+                     "--by cell splits them, and `polsim tournament` rates the strategies")
+    return notes
 
 
 @app.command()
 def analyze(
     runs: Annotated[list[str], typer.Argument(
-        help="Run folders or URIs; several are kept apart (by variant, else run_id) unless --by is given.")],
+        help="Run folders or URIs; several are kept apart (by variant, else run_id), and a sweep's cells "
+             "by the knobs they set, unless --by is given.")],
     by: ByOpt = [],
     where: WhereOpt = [],
     fmt: FormatOpt = Format.table,
@@ -246,8 +259,9 @@ def analyze(
         con, manifests = open_for_analysis(runs)
         keys = analysis.default_keys(manifests, by)
         tables = analysis.measure(con, by=keys, where=where, groups=measures or None, asked=table)
-        notes = [grouping_note(keys, by, len(runs)), shared_run_id_note(runs, manifests),
-                 analysis.left_out_note(tables)]
+        notes = [*grouping_notes(keys, by, len(runs), analysis.cell_keys(manifests),
+                                 analysis.pooled_matchups(manifests)),
+                 shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table:
             unknown = [t for t in table if t not in tables]

@@ -98,3 +98,13 @@ def test_a_one_strategy_tournament_suggests_strategies_of_its_own_game(tmp_path,
     assert res.exit_code == 2, res.output
     example = res.stderr.strip().rsplit("-s ", 1)[1].split(",")
     assert len(example) >= 2 and set(example) <= set(get_game(game).strategies), example
+
+
+def test_analyze_of_a_tournament_says_it_pools_the_matchups_and_by_cell_splits_them(tmp_path):
+    uri = run_experiment(tournament_experiment("toy", None, PLAYERS, {}, 20, 2, 10), str(tmp_path), workers=0).uri
+    res = runner.invoke(app, ["analyze", uri, "--table", "balance", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert [r["games"] for r in json.loads(res.stdout)["balance"]] == [60]
+    assert "the run's cells play 3 matchups (a tournament): the tables pool them; --by cell splits them" in res.stderr
+    split = runner.invoke(app, ["analyze", uri, "--table", "balance", "--format", "json", "--by", "cell"])
+    assert [(r["cell"], r["games"]) for r in json.loads(split.stdout)["balance"]] == [(0, 20), (1, 20), (2, 20)]
