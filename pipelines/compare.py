@@ -115,17 +115,13 @@ def focus_seats(seed_index: np.ndarray, self_play: np.ndarray) -> np.ndarray:
 # --- matching two runs -------------------------------------------------------
 
 
-def _describe_seeds(exp: Experiment) -> str:
-    return f"run seed {exp.seed}, {exp.games} games per cell"
-
-
 def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) -> None:
     """Raise ``UsageError`` naming the first thing that keeps the runs from pairing."""
     a, b = names
     if base.game != cand.game:
         raise UsageError(f"different game: {a} plays {base.game}, {b} plays {cand.game}; compare runs of one game")
-    if (base.seed, base.games) != (cand.seed, cand.games):
-        raise UsageError(f"different seeds: {a} has {_describe_seeds(base)}, {b} has {_describe_seeds(cand)}; "
+    if base.seed != cand.seed:  # a game's seed is game_seed(run seed, seed index), whatever the game count
+        raise UsageError(f"different seeds: {a} has run seed {base.seed}, {b} has run seed {cand.seed}; "
                          "games can only be paired on the same seeds")
     if len(base.cells) != len(cand.cells):
         raise UsageError(f"different matchups: {a} has {len(base.cells)} cells, {b} has {len(cand.cells)}")
@@ -136,7 +132,7 @@ def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) 
 
 
 JOIN_SQL = """
-SELECT a.cell, a.seed_index, a.game_index,
+SELECT a.cell, a.seed_index, b.game_index,
        a.game_seed AS seed_a, b.game_seed AS seed_b,
        a.strategy_0 AS s0_a, b.strategy_0 AS s0_b, a.strategy_1 AS s1_a, b.strategy_1 AS s1_b,
        coalesce(a.status = 'ok' AND a.winner IS NOT NULL AND a.score_0 IS NOT NULL AND a.score_1 IS NOT NULL, false)
@@ -152,12 +148,14 @@ ORDER BY a.cell, a.seed_index
 """
 
 
-def _notes(n_a: int, n_b: int, failed: int, exp: Experiment, names: tuple[str, str]) -> list[str]:
+def _notes(n_a: int, n_b: int, failed: int, exps: tuple[Experiment, Experiment], names: tuple[str, str]) -> list[str]:
     notes = []
-    total = exp.total_games
-    for name, n in zip(names, (n_a, n_b)):
-        if n < total:
-            notes.append(f"{name} has {n} of {total} games (incomplete); compared on the games both have")
+    if exps[0].games != exps[1].games:
+        notes.append(f"{names[0]} has {exps[0].games} games per cell, {names[1]} {exps[1].games}: "
+                     f"compared on the first {min(e.games for e in exps)} seeds, which both play")
+    for name, n, exp in zip(names, (n_a, n_b), exps):
+        if n < exp.total_games:
+            notes.append(f"{name} has {n} of {exp.total_games} games (incomplete); compared on the games both have")
     if failed:
         notes.append(f"{failed} pairs left out: the game failed or has no result in one run or both")
     return notes
@@ -226,7 +224,7 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
     notes = (rule_notes(exp_a, exp_b) + _provenance_notes(man_a, man_b, names)
-             + _notes(n_a, n_b, int((~ok).sum()), exp_a, names))
+             + _notes(n_a, n_b, int((~ok).sum()), (exp_a, exp_b), names))
     return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
 
 
