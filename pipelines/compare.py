@@ -278,10 +278,18 @@ class Verdict:
     def significant(self) -> bool:
         return any(r.significant for r in self.rows)
 
-    def table(self) -> list[dict]:
-        return [{"test": r.test, "method": r.method, "effect": r.effect, "statistic": r.statistic,
-                 "p": r.pvalue, "p_holm": r.p_holm, "significant": "YES" if r.significant else "no"}
+    def table(self, numbers: bool = False) -> list[dict]:
+        """The verdict's rows; ``numbers`` adds each effect's estimate and interval as numbers (JSON, CSV)."""
+        return [{"test": r.test, "method": r.method, "effect": r.effect,
+                 **({"estimate": r.estimate, "low": r.low, "high": r.high} if numbers else {}),
+                 "statistic": r.statistic, "p": r.pvalue, "p_holm": r.p_holm,
+                 "significant": "YES" if r.significant else "no"}
                 for r in self.rows]
+
+    def summary(self, shown: int) -> dict:
+        """The totals a script reads: pairs, changed games (and how many are listed), the verdict."""
+        return {"paired_games": self.n, "changed_games": self.changed, "changed_listed": shown,
+                "significant": self.significant, "alpha": self.alpha}
 
 
 def _points(x: float) -> str:

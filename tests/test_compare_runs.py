@@ -47,6 +47,12 @@ def test_changed_knob_is_flagged_with_exit_1_and_replay_commands(tmp_path):
     assert res.exit_code == 1, res.output
     assert f"polsim replay {b} --game" in res.stdout
     result = compare_runs(a, b)
+    out = json.loads(res.stdout)  # what a CI script reads: the totals, and each effect as numbers
+    assert out["summary"] == [{"paired_games": 300, "changed_games": result.verdict.changed, "changed_listed": 3,
+                               "significant": True, "alpha": 0.05}]
+    first = out["verdict"][0]
+    assert first["estimate"] == pytest.approx(result.verdict.rows[0].estimate)
+    assert first["low"] <= first["estimate"] <= first["high"] < 0
     assert result.verdict.significant and result.verdict.changed == len(result.changed) > 3
     assert result.verdict.rows[0].estimate < 0  # a bigger die dilutes the loaded bonus
 

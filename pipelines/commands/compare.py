@@ -31,7 +31,11 @@ def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: in
     for note in verdict.notes:
         print_line(err, f"note: {note}")
     shown = changed[: max(show, 0)]
-    print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
+    if fmt is Format.table:
+        print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
+    else:  # a script gets the totals and the effects as numbers too
+        print_tables({"summary": [verdict.summary(len(shown))], "verdict": verdict.table(numbers=True),
+                      "changed_games": shown, **(extra or {})}, fmt, out)
     say = out if fmt is Format.table else err
     if len(changed) > len(shown):
         print_line(say, f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
