@@ -8,7 +8,10 @@ registered in an in-memory duckdb connection as:
 - ``turns``: one row per turn or move (when the runs have turns);
 - ``seats``: ``games`` seen from each seat — two rows per game with
   ``seat``, ``strategy``, ``opponent``, ``score``, ``opp_score``, ``margin``
-  and ``result`` ('win' / 'draw' / 'loss', null for a failed game).
+  and ``result`` ('win' / 'draw' / 'loss', null for a failed game). Where
+  the runs have a komi (Polar's ``rule_komi``, points for White, P7), the
+  seat playing White (``colour_0``) scores its board points plus the komi:
+  the totals the winner is read from (``komi_sql``).
 
 Each run's rows carry ``run_no``, the run's position among the runs given,
 which ties a turn to its game. Their ``run_id`` is the run's label
@@ -39,12 +42,21 @@ SELECT *, score - opp_score AS margin,
             WHEN winner = seat THEN 'win' ELSE 'loss' END AS result
 FROM (
   SELECT g.*, 0 AS seat, strategy_0 AS strategy, strategy_1 AS opponent,
-         score_0 AS score, score_1 AS opp_score FROM games g
+         score_0 + {komi_0} AS score, score_1 + {komi_1} AS opp_score FROM games g
   UNION ALL BY NAME
   SELECT g.*, 1 AS seat, strategy_1 AS strategy, strategy_0 AS opponent,
-         score_1 AS score, score_0 AS opp_score FROM games g
+         score_1 + {komi_1} AS score, score_0 + {komi_0} AS opp_score FROM games g
 )
 """
+
+
+def komi_sql(columns, seat: int, prefix: str = "") -> str:
+    """SQL of the komi seat ``seat`` of a games row adds to its board score: Polar's ``rule_komi`` when it
+    plays White; 0 in runs without a komi."""
+    if not {"rule_komi", "colour_0"} <= set(columns):
+        return "0"
+    colour = "white" if seat == 0 else "black"  # seat 1 plays White when seat 0 plays Black
+    return f"(CASE WHEN {prefix}colour_0 = '{colour}' THEN coalesce({prefix}rule_komi, 0) ELSE 0 END)"
 
 
 def unreadable_shard(uri: str | None, exc: Exception) -> UsageError:
@@ -171,7 +183,8 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
             for no, ds in parts:
                 con.register(f"{table}_ds_{no}", ds)
             union_view(con, table, [(no, con.view(f"{table}_ds_{no}")) for no, _ in parts], labels)
-    con.execute(SEATS_SQL)
+    cols = columns(con, "games")
+    con.execute(SEATS_SQL.format(komi_0=komi_sql(cols, 0), komi_1=komi_sql(cols, 1)))
     return con, manifests
 
 

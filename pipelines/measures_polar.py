@@ -1,9 +1,11 @@
 """Score-game measures, written for Polar (RULES.md P1-P7); each skips itself
 when the runs lack its columns.
 
-- ``margins``: the final score margin |score_0 - score_1| of finished games
-  (any game with scores) — mean with interval, quantiles; plus seat 0's
-  signed margin score_0 - score_1 with its interval (a seat edge on points).
+- ``margins``: the final score margin |total_0 - total_1| of finished games
+  (any game with scores; a seat's total is its score plus the komi when it
+  plays White, ``dataset.komi_sql``, as the winner is read) — mean with
+  interval, quantiles; plus seat 0's signed margin total_0 - total_1 with
+  its interval (a seat edge on points).
 - ``passes``: forced passes per game (``n_passes``, the two final passes of
   P5 included) and the share of games with a pass before the end
   (``n_passes > 2``).
@@ -31,6 +33,7 @@ when the runs lack its columns.
 from __future__ import annotations
 
 from pipelines.balance_measures import outcomes, put, put_group_shares, share
+from pipelines.dataset import komi_sql
 from pipelines.distribution import describe
 from pipelines.scope import Scope
 from pipelines.stats.komi import fair_komi
@@ -69,8 +72,9 @@ def finished_games(scope: Scope) -> str:
 def margins(scope: Scope) -> list[dict]:
     if not scope.has("score_0", "score_1", "status"):
         return []
-    rows = describe(scope, "abs(score_1 - score_0)", finished_games(scope), scope.keys_sql())
-    signed = describe(scope, "score_0 - score_1", finished_games(scope), scope.keys_sql())
+    total_0, total_1 = (f"(score_{s} + {komi_sql(scope.games, s)})" for s in (0, 1))  # White's komi in
+    rows = describe(scope, f"abs({total_1} - {total_0})", finished_games(scope), scope.keys_sql())
+    signed = describe(scope, f"{total_0} - {total_1}", finished_games(scope), scope.keys_sql())
     signed = scope.by_group(signed)
     for row in rows:
         s = signed[scope.group_of(row)]

@@ -13,7 +13,7 @@
 - ``hists``: binned distributions for the plots, ``name -> rows`` of group
   keys, ``lo``, ``hi``, ``count`` (``distribution.histogram``): ``length``
   (turns of play per game), ``scores`` (final score per seat), ``margin`` (seat 0's
-  score minus seat 1's), ``decided`` (decided fraction), and when recorded
+  score minus seat 1's; scores with White's komi, as the winner is read), ``decided`` (decided fraction), and when recorded
   ``passes`` and ``captures``; ``black_margin`` (Polar: Black's board lead,
   counted exactly in one-point bins, for the komi curve);
 - ``runs``: one row per run from its manifest, ``run_id`` as the tables
@@ -31,7 +31,7 @@ from pipelines import decisiveness as dec
 from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
 from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
-from pipelines.dataset import run_labels, shared_run_id_note
+from pipelines.dataset import komi_sql, run_labels, shared_run_id_note
 from pipelines.distribution import histogram
 from pipelines.play_turns import play_turns_sql
 from pipelines.scope import Scope
@@ -57,7 +57,7 @@ def _hist_specs(scope: Scope) -> dict[str, tuple[str, str, str]]:
     specs = {
         "length": (play_turns_sql(scope.games), ok_games, keys),
         "scores": ("score", f"seats WHERE status = 'ok' {scope.where_sql}", scope.keys_sql(["seat"], seat_level=True)),
-        "margin": ("score_0 - score_1", ok_games, keys),
+        "margin": (f"score_0 + {komi_sql(scope.games, 0)} - score_1 - {komi_sql(scope.games, 1)}", ok_games, keys),
     }
     if dec.available(scope):
         specs["decided"] = ("decided_frac", f"({dec.per_game_sql(scope)})", keys)

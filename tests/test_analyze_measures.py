@@ -155,6 +155,21 @@ def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path)
     assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
 
 
+def test_margins_and_seat_scores_carry_the_komi_of_the_seat_playing_white(tmp_path):
+    """Before: board points only, so a komi of 30.5 showed margins of 0 and a winner behind (a helper's audit)."""
+    games = [game_row(0, 0, s0=10.0, s1=12.0, colour_0="white", rule_komi=3.5),   # 13.5 to 12
+             game_row(1, 1, s0=12.0, s1=10.0, colour_0="black", rule_komi=3.5),   # 12 to 13.5
+             game_row(2, 0, s0=20.0, s1=11.0, colour_0="black", rule_komi=3.5)]   # 20 to 14.5
+    run = write_run(tmp_path, games)
+    margins = tables_of(run)["margins"][0]
+    assert (margins["min"], margins["max"], margins["mean"]) == (1.5, 5.5, pytest.approx(8.5 / 3))
+    assert margins["seat0_margin"] == pytest.approx((1.5 - 1.5 + 5.5) / 3)
+    con, _ = open_runs([run])
+    seats = con.execute("SELECT game_index, seat, score, margin, result FROM seats ORDER BY ALL").fetchall()
+    assert seats == [(0, 0, 13.5, 1.5, "win"), (0, 1, 12.0, -1.5, "loss"), (1, 0, 12.0, -1.5, "loss"),
+                     (1, 1, 13.5, 1.5, "win"), (2, 0, 20.0, 5.5, "win"), (2, 1, 14.5, -5.5, "loss")]
+
+
 def test_polarity_length_and_decisiveness_count_turns_of_play_not_the_foundations(tmp_path):
     """Before: n_turns held the 2 x foundations setup turns: three foundations looked 4 turns shorter
     than five over the same play, and no standard game could be decided before turn 10 (a helper's audit)."""
