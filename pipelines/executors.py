@@ -51,6 +51,7 @@ Task = tuple  # the positional arguments of ``play_shard``
 # 100 ms, ten times as often: the default budget (10 s) stays the same.
 LOCAL_RAY_CONFIG = {"raylet_client_connect_timeout_milliseconds": 100, "raylet_client_num_connect_attempts": 100}
 CPU_REFRESH_S = 5.0  # how often the in-flight window reads the cluster's CPUs again
+POLL_S = 0.2  # the longest the driver waits in ray.wait before it checks for a stop request
 
 
 class ShardFailed(Exception):
@@ -69,11 +70,12 @@ def shard_failed(number: int, exc: BaseException) -> ShardFailed:
 class InProcessExecutor:
     workers = 1
     seconds_ray_start = 0.0
+    defers_signals = False  # a stop request may interrupt a game here (no compiled Ray code to land in)
 
     def warm_up(self, exp_json: str) -> list[float]:
         return [warm_up(exp_json)]
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
+    def run(self, tasks: Iterable[Task], poll: Callable[[], None] | None = None) -> Iterator[ShardSummary]:
         for args in tasks:
             try:
                 summary = play_shard(*args)
@@ -149,6 +151,8 @@ def _driver_keeps_sigterm(ray) -> Iterator[None]:
 
 
 class RayExecutor:
+    defers_signals = True  # run within interrupts.Stop.deferred(): see there
+
     def __init__(self, workers: int | None, address: str | None = None, in_flight_per_cpu: int = 3):
         t0 = time.perf_counter()
         import ray
@@ -190,7 +194,8 @@ class RayExecutor:
         task = self._ray.remote(num_cpus=1, max_retries=2)(warm_up)
         return self._ray.get([task.remote(exp_json) for _ in range(self.workers)])
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[ShardSummary]:
+    def run(self, tasks: Iterable[Task], poll: Callable[[], None] | None = None) -> Iterator[ShardSummary]:
+        """Shards as they finish; ``poll`` (``Stop.check``) is called at least every ``POLL_S`` while waiting."""
         ray = self._ray
         shard_of = {}  # in-flight task -> its shard number, for a failure's message
 
@@ -206,7 +211,13 @@ class RayExecutor:
             except ray.exceptions.RayError as exc:  # the task raised, or its worker died past the retries
                 raise shard_failed(number, exc) from exc
 
-        return run_in_window(tasks, submit, lambda pending: ray.wait(pending, num_returns=1), fetch, self._window)
+        def wait_one(pending: list) -> tuple[list, list]:
+            done, pending = ray.wait(pending, num_returns=1, timeout=POLL_S if poll else None)
+            if poll:
+                poll()
+            return done, pending
+
+        return run_in_window(tasks, submit, wait_one, fetch, self._window)
 
     def close(self) -> None:
         if self._started_here:

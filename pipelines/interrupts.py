@@ -11,6 +11,15 @@ or any signal after ``Stop.wind_down()``, is only recorded, so the closing
 steps (stopping Ray, writing the manifest) always run to the end. Whoever
 drives the run reads ``Stop.requested`` afterwards.
 
+Within ``Stop.deferred()`` a signal is only recorded, and ``Interrupted``
+is raised when the block ends (or by a ``check()`` within it). The Ray
+executor runs its calls into Ray there (``ray.init``, the warm-up, and
+``ray.wait`` with a timeout so the driver checks several times a second):
+an exception raised by the handler inside Ray's compiled code came back as
+``SystemError: ... returned a result with an exception set`` (exit 1 and a
+long traceback, 7 of ~50 signals in an operator's trials), and one raised
+inside ``ray.init`` left Ray half started, its shutdown segfaulting.
+
 The handler's ``Interrupted`` can be lost: a signal that lands while Python
 runs code that ignores exceptions (an at-fork hook, such as logging's lock
 release after each process Ray forks while it starts) is printed as
@@ -41,6 +50,7 @@ class Stop:
         self.signal: str | None = None
         self._may_raise = True
         self._winding_down = False
+        self._deferred = 0
 
     @property
     def requested(self) -> bool:
@@ -58,10 +68,20 @@ class Stop:
         if self.signal is not None and not self._winding_down:
             raise Interrupted(self.signal)
 
+    @contextmanager
+    def deferred(self) -> Iterator["Stop"]:
+        """Within the block signals are only recorded; a request is raised when it ends normally."""
+        self._deferred += 1
+        try:
+            yield self
+        finally:
+            self._deferred -= 1
+        self.check()
+
     def handle(self, signum: int, frame: object) -> None:
         if self.signal is None:
             self.signal = signal.Signals(signum).name
-        if self._may_raise:
+        if self._may_raise and not self._deferred:
             self._may_raise = False  # one Interrupted per run: the rest is the run stopping
             raise Interrupted(self.signal)
 

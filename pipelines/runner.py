@@ -27,6 +27,7 @@ game's play call), ``seconds_writing`` (Parquet) and ``seconds_tasks``.
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -34,7 +35,7 @@ from pyarrow.fs import FileSelector, FileType
 
 from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
-from pipelines.interrupts import Interrupted, stop_on_signals
+from pipelines.interrupts import Interrupted, Stop, stop_on_signals
 from pipelines.kept import failed_games, finished_shards, tally
 from pipelines.resume import resumable
 from pipelines.spec import Experiment, validate
@@ -160,17 +161,25 @@ def _existing_run(run: Location, run_id: str, out: str, resume: bool, overwrite:
 
 
 def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float,
-          failed: dict[int, int], check: Callable[[], None]) -> None:
+          failed: dict[int, int], stop: Stop) -> None:
     """Step 4: warm the workers up, then count each shard as it comes back
-    (its failed games into ``failed``, by shard); ``check`` (``Stop.check``)
-    after the warm-up and after each shard."""
+    (its failed games into ``failed``, by shard); ``stop.check`` after the
+    warm-up, after each shard and, for an executor that defers signals, while
+    it waits."""
+    with stop.deferred() if executor.defers_signals else nullcontext():
+        _play_shards(executor, tasks, result, on_progress, t_start, failed,
+                     stop.check, stop.check if executor.defers_signals else None)
+
+
+def _play_shards(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float,
+                 failed: dict[int, int], check: Callable[[], None], poll: Callable[[], None] | None) -> None:
     t_warm = time.perf_counter()
     result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
     result.seconds_warm_up = time.perf_counter() - t_warm
     check()
     t_games = time.perf_counter()
     result.seconds_startup = t_games - t_start
-    for summary in executor.run(tasks):
+    for summary in executor.run(tasks, poll):
         result.games_done += summary.games
         result.games_failed += summary.failed
         failed[summary.shard] = summary.failed
@@ -237,11 +246,12 @@ def run_experiment(
                 on_progress(result.games_done)
             if tasks:  # a finished run resumed has nothing to play: no Ray to start
                 t_start = time.perf_counter()
-                executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
+                with stop.deferred():  # a stop request waits for ray.init to return (interrupts.py)
+                    executor = make_executor(workers, address)  # keeps our SIGTERM handler while Ray starts
                 result.seconds_ray_start = executor.seconds_ray_start
                 result.workers = executor.workers
                 stop.check()
-                _play(executor, tasks, result, on_progress, t_start, failed, stop.check)
+                _play(executor, tasks, result, on_progress, t_start, failed, stop)
             result.status = "complete"
             stop.wind_down()
         except Interrupted:

@@ -151,6 +151,8 @@ def test_a_stop_request_passes_through_polaritys_failure_recording():
 class SignalledExecutor:
     """Plays in-process, and sends its own process a signal when it closes."""
 
+    defers_signals = False
+
     def __init__(self, when, name):
         from pipelines.executors import InProcessExecutor
 
@@ -160,7 +162,7 @@ class SignalledExecutor:
     def warm_up(self, exp_json):
         return self.inner.warm_up(exp_json)
 
-    def run(self, tasks):
+    def run(self, tasks, poll=None):
         return self.inner.run(tasks)
 
     def close(self):
@@ -207,6 +209,8 @@ class LostSignalExecutor:
     """Plays in-process; while it starts, a SIGTERM lands in code that swallows
     the handler's ``Interrupted``, as an at-fork hook does while Ray forks."""
 
+    defers_signals = False
+
     def __init__(self):
         from pipelines.executors import InProcessExecutor
         from pipelines.interrupts import Interrupted
@@ -221,7 +225,7 @@ class LostSignalExecutor:
     def warm_up(self, exp_json):
         return self.inner.warm_up(exp_json)
 
-    def run(self, tasks):
+    def run(self, tasks, poll=None):
         return self.inner.run(tasks)
 
     def close(self):
@@ -237,6 +241,70 @@ def test_a_stop_whose_interrupted_was_swallowed_still_stops_the_run_before_its_g
     assert "r interrupted: 0/20 games kept" in flat(res.output)
     assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "incomplete"
     assert not (tmp_path / "r" / "games").exists()
+
+
+class DeferringExecutor:
+    """Defers signals as the Ray executor does: a SIGINT lands while it starts (in ray.init) and another
+    while it waits for its second shard (in ray.wait); neither may raise there, only where the driver checks."""
+
+    defers_signals = True
+
+    def __init__(self):
+        from pipelines.executors import InProcessExecutor
+
+        self.inner, self.workers, self.seconds_ray_start = InProcessExecutor(), 1, 0.0
+        self.reached = []
+        if os.environ.get("SIGNAL_WHILE_STARTING"):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.01)  # the handler runs here at the latest
+        self.reached.append("started")
+        DeferringExecutor.last = self
+
+    def warm_up(self, exp_json):
+        return self.inner.warm_up(exp_json)
+
+    def run(self, tasks, poll=None):
+        tasks = list(tasks)
+        yield from self.inner.run(tasks[:1])
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.01)
+        self.reached.append("waited")
+        poll()  # the Interrupted comes from here
+        self.reached.append("went on")
+        yield from self.inner.run(tasks[1:])
+
+    def close(self):
+        pass
+
+
+@pytest.mark.parametrize("starting", [True, False])
+def test_a_signal_into_an_executor_that_defers_signals_stops_the_run_where_the_driver_checks(
+        tmp_path, monkeypatch, starting):
+    """Before: the handler raised inside Ray's compiled code (SystemError, exit 1 and a traceback) or
+    inside ray.init (Ray left half started; its shutdown segfaulted): an operator's signal trials."""
+    import pipelines.runner
+
+    if starting:
+        monkeypatch.setenv("SIGNAL_WHILE_STARTING", "1")
+    monkeypatch.setattr(pipelines.runner, "make_executor", lambda workers, address: DeferringExecutor())
+    res = simulate_in_process(tmp_path, strategies="fair,loaded")
+    assert res.exit_code == 130, res.output
+    kept = 0 if starting else 4
+    assert f"r interrupted: {kept}/20 games kept" in flat(res.output)
+    assert DeferringExecutor.last.reached == (["started"] if starting else ["started", "waited"])
+
+
+def test_a_signal_within_deferred_is_recorded_and_raised_when_the_block_ends():
+    from pipelines.interrupts import Interrupted, stop_on_signals
+
+    reached = []
+    with stop_on_signals() as stop:
+        with pytest.raises(Interrupted, match="SIGINT"):
+            with stop.deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.01)
+                reached.append("after the signal")
+    assert reached == ["after the signal"]
 
 
 def test_stop_check_raises_a_recorded_request_only_until_the_run_winds_down():
@@ -257,12 +325,12 @@ class LateShardExecutor:
     """Plays two shards, is stopped while the third is in flight, and that one
     finishes (is written) after the driver stopped listening."""
 
-    workers, seconds_ray_start = 1, 0.0
+    workers, seconds_ray_start, defers_signals = 1, 0.0, False
 
     def warm_up(self, exp_json):
         return [0.0]
 
-    def run(self, tasks):
+    def run(self, tasks, poll=None):
         from workers.shard import play_shard
 
         self.tasks = list(tasks)

@@ -30,7 +30,7 @@ class FakeRay:
     def remote(self, **options):
         return lambda fn: type("Remote", (), {"remote": staticmethod(lambda *args: args)})
 
-    def wait(self, pending, num_returns=1):
+    def wait(self, pending, num_returns=1, timeout=None):
         self.waits += 1
         self.pending_seen.append(len(pending))
         return pending[:1], pending[1:]
