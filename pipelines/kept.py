@@ -19,9 +19,11 @@ from collections.abc import Iterable, Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 
 from pipelines.spec import Experiment
 from pipelines.storage import SHARD_NAME, Location, list_shards
+from rules.base import UsageError
 
 STATUS = pa.schema([("game_index", pa.int64()), ("status", pa.string())])  # all a count reads of a games file
 
@@ -50,6 +52,31 @@ def failed_games(run: Location, exp: Experiment, shards: Iterable[int]) -> dict[
     for number, count in zip(numbers.to_pylist(), per_shard.to_pylist()):
         counts[number] = count
     return counts
+
+
+def check_turns(run: Location, exp: Experiment, shards: Iterable[int], failed: Mapping[int, int]) -> None:
+    """A ``UsageError`` for the first of ``shards`` kept without its ``turns`` file (one with a game that
+    did not fail: a shard of failed games alone may have none), or whose file's footer cannot be read:
+    a resume would otherwise call the run complete with the turns of that shard missing."""
+    if not exp.turns:
+        return
+    from pipelines.dataset import unreadable_shard
+
+    turns, games = run.child("turns"), run.child("games")
+    present = list_shards(turns)
+    sizes = {number: count for number, _, count in exp.shards()}
+    for number in sorted(shards):
+        name = SHARD_NAME.format(number)
+        if number not in present:
+            if failed.get(number, 0) < sizes[number]:
+                raise UsageError(f"{turns.child(name).uri} is missing, though its games were kept: delete "
+                                 f"{games.child(name).uri} and finish the run with --resume")
+            continue
+        try:
+            with turns.fs.open_input_file(turns.child(name).path) as f:
+                pq.read_metadata(f)
+        except (pa.ArrowException, OSError) as exc:
+            raise unreadable_shard(turns.child(name).uri, exc) from None
 
 
 def _unreadable(games: Location, shards: list[int], exc: Exception):

@@ -209,6 +209,9 @@ def _stored_rows(run, manifest: dict, game_index: int) -> tuple[dict, list[dict]
     if not games:
         raise UsageError(f"game {game_index} of {run.uri} is not stored yet (shard {name} is missing); "
                          f"finish the run with simulate --resume")
+    if mf.experiment_of(manifest).turns and games[0].get("status") == "ok" and not exists(turns_file):
+        raise UsageError(f"{turns_file.uri} is missing, though game {game_index}'s games row is kept: delete "
+                         f"{games_file.uri} and finish the run with simulate --resume")
     turns = _read_rows(turns_file, game_index) if exists(turns_file) else []
     return games[0], sorted(turns, key=_turn_key)
 

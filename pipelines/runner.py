@@ -36,7 +36,7 @@ from pyarrow.fs import FileSelector, FileType
 from pipelines import manifest as mf
 from pipelines.executors import check_address, make_executor
 from pipelines.interrupts import Interrupted, Stop, stop_on_signals
-from pipelines.kept import failed_games, finished_shards, tally
+from pipelines.kept import check_turns, failed_games, finished_shards, tally
 from pipelines.resume import resumable
 from pipelines.spec import Experiment, validate
 from pipelines.storage import Location, check_writable, delete_dir, exists, locate
@@ -124,6 +124,7 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
         exp = resumable(run_id, stored, exp, current, shard_size_given)
     done = finished_shards(run, exp) if stored else set()
     failed = failed_games(run, exp, done)  # a resumed run's failures so far are in its tables
+    check_turns(run, exp, done, failed)  # and its turns beside them
     manifest = mf.new_manifest(exp, run_id, package_version(), game.physics_version())
     if stored:
         manifest["created"] = stored.get("created", manifest["created"])

@@ -101,6 +101,27 @@ def test_resume_refuses_a_damaged_finished_shard_before_writing_anything(tmp_pat
     assert (tmp_path / "r" / "manifest.json").read_bytes() == manifest
 
 
+@pytest.mark.parametrize("damage", ["truncated", "deleted"])
+def test_resume_refuses_a_finished_shard_whose_turns_file_is_damaged_or_missing(tmp_path, damage):
+    """Before: the resume called the run complete with that shard's turns gone (a helper's audit)."""
+    assert simulate(tmp_path, "--shard-size", "4").exit_code == 0
+    turns = tmp_path / "r" / "turns" / "shard-00002.parquet"
+    if damage == "deleted":
+        turns.unlink()
+    else:
+        turns.write_bytes(turns.read_bytes()[: turns.stat().st_size // 2])
+    manifest = (tmp_path / "r" / "manifest.json").read_bytes()
+    res = simulate(tmp_path, "--resume")
+    assert res.exit_code == 2, res.output
+    assert len(res.output.strip().splitlines()) == 1
+    assert "turns/shard-00002.parquet" in flat(res.output) and "finish the run with --resume" in flat(res.output)
+    assert (tmp_path / "r" / "manifest.json").read_bytes() == manifest
+    (tmp_path / "r" / "games" / "shard-00002.parquet").unlink()  # as the message says
+    if damage == "truncated":
+        turns.unlink()
+    assert simulate(tmp_path, "--resume").exit_code == 0 and turns.exists()
+
+
 def test_a_shard_whose_task_fails_is_one_line_keeps_finished_shards_and_resumes(tmp_path, monkeypatch):
     """Before: a worker-side failure (a store refusing a write, say) ended the run with a traceback."""
     import pipelines.executors

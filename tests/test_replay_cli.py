@@ -129,6 +129,16 @@ def test_a_game_whose_shard_is_missing_is_exit_2(polar_run, tmp_path):
     assert runner.invoke(app, ["replay", copy, "--game", "6"]).exit_code == 0
 
 
+def test_a_game_whose_turns_file_is_missing_is_exit_2_not_a_reproducibility_failure(polar_run, tmp_path):
+    """Before: exit 1, "REPRODUCIBILITY FAILURE ... turns.rows stored 0", blaming the code for a lost file."""
+    copy = str(tmp_path / "copy")
+    shutil.copytree(polar_run, copy)
+    (tmp_path / "copy" / "turns" / "shard-00001.parquet").unlink()  # games 3..5
+    result = runner.invoke(app, ["replay", copy, "--game", "4"])
+    assert result.exit_code == 2 and "turns/shard-00001.parquet is missing" in " ".join(result.output.split())
+    assert runner.invoke(app, ["replay", copy, "--game", "6"]).exit_code == 0
+
+
 def test_any_registered_game_replays_and_a_failed_game_reproduces_its_error(tmp_path):
     import tests.toygame  # noqa: F401  (registers "toy": a game with no trace)
 
