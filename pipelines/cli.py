@@ -250,7 +250,7 @@ def analyze(
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
     from pipelines import analyze as analysis
-    from pipelines.dataset import run_labels, shared_run_id_note
+    from pipelines.dataset import run_labels, shared_run_id_note, stored_notes
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
     from pipelines.replay import point_at_games
@@ -261,7 +261,8 @@ def analyze(
         tables = analysis.measure(con, by=keys, where=where, groups=measures or None, asked=table)
         notes = [*grouping_notes(keys, by, len(runs), analysis.cell_keys(manifests),
                                  analysis.pooled_matchups(manifests)),
-                 shared_run_id_note(runs, manifests), analysis.left_out_note(tables)]
+                 shared_run_id_note(runs, manifests), *stored_notes(con, runs, manifests),
+                 analysis.left_out_note(tables)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table:
             unknown = [t for t in table if t not in tables]

@@ -156,6 +156,23 @@ def union_view(con: duckdb.DuckDBPyConnection, table: str, parts: list[tuple[int
     con.execute(f"CREATE OR REPLACE VIEW {table} AS " + " UNION ALL BY NAME ".join(f"SELECT * FROM {n}" for n in names))
 
 
+def stored_notes(con: duckdb.DuckDBPyConnection, uris: list[str], manifests: list[dict]) -> list[str]:
+    """What a reader of the tables must know about each run's games on disk: a run not finished (its
+    manifest's status), and a run with fewer games on disk than its manifest counts (a shard file lost)."""
+    found = dict(con.execute("SELECT run_no, count(*) FROM games GROUP BY run_no").fetchall())
+    notes = []
+    for no, (uri, m) in enumerate(zip(uris, manifests)):
+        done, total, on_disk = m.get("games_done"), m.get("games_total"), found.get(no, 0)
+        if isinstance(done, int) and on_disk < done:
+            notes.append(f"{uri}: {on_disk} of the {done} games its manifest counts are on disk (a games shard "
+                         f"file is missing): the tables cover the {on_disk}; the command that made the run, "
+                         "with --resume, plays the missing shards again")
+        elif m.get("status") != "complete" and isinstance(total, int):
+            notes.append(f"{uri} is {m.get('status')}: {on_disk} of {total} games; finish it with the "
+                         "command that made it and --resume")
+    return notes
+
+
 def distinct_runs(uris: list[str], why: str = "its games would count twice") -> list[Location]:
     """Where each of ``uris`` is; a run given twice (however spelt) is a ``UsageError`` saying ``why`` it matters."""
     runs = [locate(u) for u in uris]

@@ -98,6 +98,30 @@ def test_completion_draws_and_safety_limit_are_shares_with_intervals(tmp_path):
         assert 0 <= b[f"{stem}_lo"] < b[f"{stem}_rate"] < b[f"{stem}_hi"] <= 1
 
 
+def test_analyze_and_report_note_a_lost_games_shard_and_an_unfinished_run(tmp_path):
+    """Before: a run whose games shard was deleted analysed as complete, 18,000 games of 20,000 with no
+    note, and an interrupted run too (a helper's audit)."""
+    exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),), games=12, seed=4,
+                     shard_size=4)
+    uri = run_experiment(exp, str(tmp_path), workers=0).uri
+    assert "note:" not in runner.invoke(app, ["analyze", uri]).stderr
+    os.remove(os.path.join(uri, "games", "shard-00001.parquet"))
+    res = runner.invoke(app, ["analyze", uri, "--table", "balance", "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["balance"][0]["games"] == 8
+    assert "8 of the 12 games its manifest counts are on disk (a games shard file is missing)" in \
+        " ".join(res.stderr.split())
+    page = tmp_path / "page.html"
+    assert runner.invoke(app, ["report", uri, "--out", str(page)]).exit_code == 0
+    assert "8 of the 12 games its manifest counts are on disk" in page.read_text()
+    manifest = json.loads(open(os.path.join(uri, "manifest.json")).read())
+    manifest.update(status="incomplete", games_done=8)
+    with open(os.path.join(uri, "manifest.json"), "w") as f:
+        json.dump(manifest, f)
+    res = runner.invoke(app, ["analyze", uri])
+    assert "is incomplete: 8 of 12 games; finish it with the command that made it and --resume" in \
+        " ".join(res.stderr.split())
+
+
 def test_analyze_notes_how_many_failed_games_the_outcome_tables_leave_out(tmp_path):
     res = runner.invoke(app, ["analyze", balance_run(tmp_path / "failed"), "--table", "seats", "--format", "json"])
     assert res.exit_code == 0, res.output
