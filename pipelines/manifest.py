@@ -83,7 +83,12 @@ def new_manifest(exp: Experiment, run_id: str, package_version: str, physics_ver
 def load(run: Location) -> dict:
     """The run's manifest, checked: a ``UsageError`` (one line) when it is not one this polsim can use."""
     where = run.child(MANIFEST)
-    if not exists(where):
+    try:
+        found = exists(where)
+    except OSError as exc:  # a store that does not answer (object storage): not a traceback
+        raise UsageError(f"cannot reach {run.uri}: {' '.join(str(exc).split())}; check the bucket name, "
+                         "the endpoint and the credentials (AWS_* environment variables)") from None
+    if not found:
         raise UsageError(f"{run.uri} is not a polsim run (no {MANIFEST}); {_runs_inside(run)}")
     try:
         manifest = read_json(where)

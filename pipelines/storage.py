@@ -202,9 +202,9 @@ def check_output_file(uri: str, option: str) -> None:
     from rules.base import UsageError
 
     loc = locate(uri)
-    if loc.fs.get_file_info(loc.path).type == pafs.FileType.Directory:
-        raise UsageError(f"{option} {uri} is a folder; give a file name inside it")
     try:
+        if loc.fs.get_file_info(loc.path).type == pafs.FileType.Directory:
+            raise UsageError(f"{option} {uri} is a folder; give a file name inside it")
         if loc.is_local and os.path.lexists(loc.path) and not os.access(loc.path, os.W_OK):
             raise PermissionError(errno.EACCES, "Permission denied", loc.path)
         check_writable(loc.parent())

@@ -264,6 +264,17 @@ def test_simulate_to_an_unreachable_object_store_names_it_and_what_to_check(tmp_
     assert "check the bucket name, the endpoint and the credentials" in line
 
 
+def test_every_reading_command_names_an_unreachable_object_store_and_what_to_check(tmp_path):
+    """Before: analyze, compare, replay, regress and report printed an OSError traceback (exit 1)."""
+    run = toy_run(tmp_path)
+    uri = "s3://bucket/runs/r?endpoint_override=127.0.0.1:1&scheme=http&region=us-east-1"
+    for args in (["analyze", uri], ["compare", run.uri, uri]):  # each ~6 s of the S3 client's retries; the
+        line = refused(tmp_path, args, f"cannot reach {uri}")    # other commands read runs the same way
+        assert "check the bucket name, the endpoint and the credentials" in line
+    page = "s3://bucket/r.html?endpoint_override=127.0.0.1:1&scheme=http&region=us-east-1"
+    refused(tmp_path, ["report", run.uri, "--out", page], f"cannot write --out {page}")
+
+
 # -- 8. several runs -------------------------------------------------------------------
 def test_analyze_and_report_refuse_runs_of_different_games(tmp_path):
     toy = toy_run(tmp_path)
