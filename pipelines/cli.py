@@ -7,6 +7,7 @@ defined once below.
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Optional
 
 import typer
@@ -94,11 +95,19 @@ def fail_shard(exc: ShardFailed, what: str, code: int) -> None:
          "and --resume", code=code)
 
 
+MAX_WORKERS_PER_CPU = 4
+
+
 def check_execution(shard_size: Optional[int], workers: Optional[int]) -> None:
     if shard_size is not None and shard_size <= 0:
         raise UsageError(f"--shard-size must be at least 1 (got {shard_size})")
     if workers is not None and workers < 0:
         raise UsageError(f"--workers must be 0 or more (got {workers})")
+    most = MAX_WORKERS_PER_CPU * (os.cpu_count() or 1)
+    if workers is not None and workers > most:  # 100,000 workers: Ray forked until the machine ground to a halt
+        raise UsageError(f"--workers {workers} is more than {MAX_WORKERS_PER_CPU} per CPU of this machine "
+                         f"({os.cpu_count()}): use at most {most} (games are CPU-bound; the default is one per "
+                         "core), or --address to run on a cluster")
 
 
 def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run", **kwargs):
@@ -109,8 +118,13 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
     except ShardFailed as exc:
         fail_shard(exc, what, code=1)
     if result.status != "complete":
-        print_line(err_console, f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} "
-                                "games kept; finish it with the same command and --resume")
+        if result.games_done == result.games_total:  # stopped while Ray stopped: nothing is left to play
+            print_line(err_console, f"{what} {result.run_id} interrupted after its last game: all "
+                                    f"{result.games_total} games kept; it is complete")
+        else:
+            how = "with --resume instead of --overwrite" if kwargs.get("overwrite") else "and --resume"
+            print_line(err_console, f"{what} {result.run_id} interrupted: {result.games_done}/{result.games_total} "
+                                    f"games kept; finish it with the same command {how}")
         raise typer.Exit(130)
     return result
 

@@ -107,6 +107,8 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
     written. A resumed run keeps its stored shard size unless ``shard_size_given``."""
     if resume and overwrite:
         raise UsageError("--resume and --overwrite exclude each other; choose one")
+    if not out.strip():  # '' wrote the run into the current folder, ' ' made a folder named ' '
+        raise UsageError("--out is empty; give a folder (such as runs) or s3://bucket/prefix")
     game = validate(exp)
     check_address(address)
     if run_id is not None:

@@ -275,6 +275,21 @@ def test_every_reading_command_names_an_unreachable_object_store_and_what_to_che
     refused(tmp_path, ["report", run.uri, "--out", page], f"cannot write --out {page}")
 
 
+@pytest.mark.parametrize("out", ["", "  "])
+def test_an_empty_out_is_refused(tmp_path, monkeypatch, out):
+    """Before: '' wrote the run into the current folder, ' ' made a folder named ' ' (an operator's trials)."""
+    monkeypatch.chdir(tmp_path)
+    refused(tmp_path, ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "4", "--out", out,
+                       "--workers", "0", "-q"], "--out is empty; give a folder (such as runs) or s3://bucket/prefix")
+
+
+def test_more_workers_than_four_a_cpu_are_refused(tmp_path):
+    """Before: --workers 100000 had Ray fork until the machine ground to a halt (an operator's trials)."""
+    too_many = 4 * (os.cpu_count() or 1) + 1
+    refused(tmp_path, simulate(tmp_path)[:-3] + ["--workers", str(too_many), "--quiet"],
+            f"--workers {too_many} is more than 4 per CPU of this machine")
+
+
 # -- 8. several runs -------------------------------------------------------------------
 def test_analyze_and_report_refuse_runs_of_different_games(tmp_path):
     toy = toy_run(tmp_path)

@@ -128,6 +128,16 @@ def test_a_signal_during_an_in_process_game_stops_the_run_instead_of_failing_the
     assert statuses(tmp_path / "r") == ["ok"] * 20
 
 
+def test_an_interrupted_overwrite_is_finished_with_resume_instead_of_overwrite(tmp_path, monkeypatch):
+    """Before: the hint said "the same command and --resume", which refuses --overwrite with --resume."""
+    monkeypatch.setenv("POLSIM_TOY_SIGNAL", "SIGINT")
+    res = simulate_in_process(tmp_path, "--overwrite")
+    assert res.exit_code == 130, res.output
+    assert "finish it with the same command with --resume instead of --overwrite" in flat(res.output)
+    monkeypatch.delenv("POLSIM_TOY_SIGNAL")
+    assert simulate_in_process(tmp_path, "--resume").exit_code == 0
+
+
 def test_a_stop_request_passes_through_polaritys_failure_recording():
     """Polarity records a failing game as an error row; a stop request is no failure."""
     from pipelines.runner import Interrupted
@@ -178,7 +188,7 @@ def test_a_signal_while_the_executor_stops_still_saves_the_manifest_and_exits_13
     monkeypatch.setattr(pipelines.runner, "make_executor", lambda workers, address: SignalledExecutor("close", "SIGINT"))
     res = simulate_in_process(tmp_path, strategies="fair,loaded")
     assert res.exit_code == 130, res.output
-    assert "r interrupted: 20/20 games kept; finish it with the same command and --resume" in flat(res.output)
+    assert "r interrupted after its last game: all 20 games kept; it is complete" in flat(res.output)
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert (manifest["status"], manifest["games_done"]) == ("complete", 20)
 
