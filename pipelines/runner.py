@@ -39,7 +39,7 @@ from pipelines.interrupts import Interrupted, Stop, stop_on_signals
 from pipelines.kept import check_turns, failed_games, finished_shards, tally
 from pipelines.resume import resumable
 from pipelines.spec import Experiment, validate
-from pipelines.storage import Location, check_writable, delete_dir, exists, locate
+from pipelines.storage import Location, check_writable, delete_dir, exists, locate, remove_temps
 from rules.base import UsageError
 from workers.shard import package_version
 
@@ -209,6 +209,8 @@ def _finish(result: RunResult, interrupted: bool, prepared: Prepared, failed: di
         result.games_done, result.games_failed = tally(exp, kept, failed)
     if interrupted:
         result.status = "interrupted"
+    for table in ("games", "turns"):  # the executor is closed: no writer is at work, and a killed one's
+        remove_temps(run.child(table))  # half-written shard (its retry wrote the shard) must not stay
     result.seconds = time.perf_counter() - t0
     manifest.update(
         status="complete" if result.games_done == exp.total_games else "incomplete",

@@ -89,7 +89,7 @@ def write_bytes_atomic(loc: Location, data: bytes) -> None:
     parent = loc.path.rsplit("/", 1)[0]
     if loc.is_local:
         loc.fs.create_dir(parent, recursive=True)
-        tmp = f"{parent}/.tmp-{uuid.uuid4().hex}"
+        tmp = f"{parent}/{TEMP_PREFIX}{uuid.uuid4().hex}"
         try:
             with open(tmp, "wb") as out:
                 out.write(data)
@@ -167,6 +167,20 @@ def list_shards(folder: Location) -> set[int]:
         if name.startswith("shard-") and name.endswith(".parquet"):
             found.add(int(name[len("shard-") : -len(".parquet")]))
     return found
+
+
+TEMP_PREFIX = ".tmp-"  # write_bytes_atomic's file before its rename
+
+
+def remove_temps(folder: Location) -> int:
+    """Delete the temporary files left in a local ``folder`` by writers killed before their rename (a worker
+    SIGKILLed mid-write); call it only when no writer can be at work there. Returns how many."""
+    if not folder.is_local or not os.path.isdir(folder.path):
+        return 0
+    stale = [e.path for e in os.scandir(folder.path) if e.name.startswith(TEMP_PREFIX) and e.is_file()]
+    for path in stale:
+        os.remove(path)
+    return len(stale)
 
 
 def delete_dir(loc: Location) -> None:

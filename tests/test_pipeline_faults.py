@@ -138,6 +138,19 @@ def test_an_interrupted_overwrite_is_finished_with_resume_instead_of_overwrite(t
     assert simulate_in_process(tmp_path, "--resume").exit_code == 0
 
 
+def test_a_run_removes_the_temporary_files_a_killed_writer_left(tmp_path, monkeypatch):
+    """Before: a worker SIGKILLed mid-write left its 1.6 MB turns/.tmp-<uuid> in the finished run."""
+    monkeypatch.setenv("POLSIM_TOY_SIGNAL", "SIGINT")
+    assert simulate_in_process(tmp_path).exit_code == 130
+    monkeypatch.delenv("POLSIM_TOY_SIGNAL")
+    left = [tmp_path / "r" / table / ".tmp-0123abcd" for table in ("games", "turns")]
+    for path in left:
+        path.write_bytes(b"half a shard")
+    assert simulate_in_process(tmp_path, "--resume").exit_code == 0
+    assert not any(path.exists() for path in left)
+    assert statuses(tmp_path / "r") == ["ok"] * 20
+
+
 def test_a_stop_request_passes_through_polaritys_failure_recording():
     """Polarity records a failing game as an error row; a stop request is no failure."""
     from pipelines.runner import Interrupted
