@@ -206,9 +206,15 @@ def _report_run(result, quiet: bool) -> None:
     if not quiet:
         print_line(err_console,
                    f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
-        con, _ = open_runs([result.uri])
-        tables = analysis.summarize(con)
-        con.close()
+        try:
+            con, _ = open_runs([result.uri])
+            tables = analysis.summarize(con)
+            con.close()
+        except (KeyboardInterrupt, Exception) as exc:  # Ctrl-C in a query comes back as duckdb's or arrow's error
+            if not isinstance(exc, KeyboardInterrupt) and "interrupt" not in str(exc).lower():
+                raise
+            print_line(err_console, f"the run is complete; its summary was interrupted: polsim analyze {result.uri}")
+            raise typer.Exit(130) from None
         ends = point_at_games({"end reasons": tables["end_reasons"], "failures": tables["failures"]},
                               {result.run_id: result.uri})
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),

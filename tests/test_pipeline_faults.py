@@ -151,6 +151,23 @@ def test_a_run_removes_the_temporary_files_a_killed_writer_left(tmp_path, monkey
     assert statuses(tmp_path / "r") == ["ok"] * 20
 
 
+def test_ctrl_c_during_the_summary_of_a_finished_run_says_it_is_complete(tmp_path, monkeypatch):
+    """Before: ~100 lines of traceback ending in "Query interrupted", exit 1, for a complete run."""
+    import duckdb
+
+    import pipelines.analyze
+
+    def interrupted(con, by=(), where=()):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+    monkeypatch.setattr(pipelines.analyze, "summarize", interrupted)
+    res = CliRunner().invoke(app, ["simulate", "--game", "toy", "--strategies", "fair,loaded", "--games", "8",
+                                   "--out", str(tmp_path), "--run-id", "r", "--workers", "0"])
+    assert res.exit_code == 130, res.output
+    assert "the run is complete; its summary was interrupted: polsim analyze" in flat(res.output)
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "complete"
+
+
 def test_a_stop_request_passes_through_polaritys_failure_recording():
     """Polarity records a failing game as an error row; a stop request is no failure."""
     from pipelines.runner import Interrupted
