@@ -167,6 +167,9 @@ def stored_notes(con: duckdb.DuckDBPyConnection, uris: list[str], manifests: lis
             notes.append(f"{uri}: {on_disk} of the {done} games its manifest counts are on disk (a games shard "
                          f"file is missing): the tables cover the {on_disk}; the command that made the run, "
                          "with --resume, plays the missing shards again")
+        elif m.get("status") == "running" and isinstance(total, int):
+            notes.append(f"{uri} is running, or its driver was killed: {on_disk} of {total} games so far; "
+                         "a killed run is finished by the command that made it, with --resume")
         elif m.get("status") != "complete" and isinstance(total, int):
             notes.append(f"{uri} is {m.get('status')}: {on_disk} of {total} games; finish it with the "
                          "command that made it and --resume")

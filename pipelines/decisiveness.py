@@ -38,6 +38,7 @@ Skipped (no rows) when the runs have no ``turns`` with running scores.
 from __future__ import annotations
 
 from pipelines.balance_measures import put, share
+from pipelines.dataset import komi_sql
 from pipelines.play_turns import setup_columns, setup_turns_sql
 from pipelines.scope import Scope
 
@@ -80,8 +81,7 @@ def available(scope: Scope) -> bool:
 
 
 KOMI_TURNS_SQL = """(
-  SELECT t.*, CASE WHEN g.colour_0 = 'white' THEN coalesce(g.rule_komi, 0) ELSE 0 END AS komi_0,
-         CASE WHEN g.colour_0 = 'black' THEN coalesce(g.rule_komi, 0) ELSE 0 END AS komi_1
+  SELECT t.*, {komi_0} AS komi_0, {komi_1} AS komi_1
   FROM turns t JOIN (SELECT {join}, colour_0, rule_komi FROM games) g USING ({join})
 )"""
 
@@ -91,7 +91,8 @@ def _turns_sql(scope: Scope) -> str:
     has a komi, since every turn row meets its game there (1,000,000 Polar
     games, 68.5 M turns: ``polsim analyze`` 5.0 s with the join, 3.96 s without)."""
     if scope.has("rule_komi", "colour_0") and _any_komi(scope):
-        return KOMI_TURNS_SQL.format(join=scope.join)
+        return KOMI_TURNS_SQL.format(join=scope.join, komi_0=komi_sql(scope.games, 0, "g."),
+                                     komi_1=komi_sql(scope.games, 1, "g."))
     return "(SELECT *, 0 AS komi_0, 0 AS komi_1 FROM turns)"
 
 
