@@ -129,6 +129,28 @@ def _width(console: Console, table: Table) -> Measurement:
     return Measurement.get(console, console.options.update(max_width=10**6), table)
 
 
+def _plain(cell) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def _fit_between_words(table: Table, width: int) -> bool:
+    """Give ``table``'s columns widths that wrap values only between words within ``width``: each column
+    its longest word, and the room left shared in proportion to what each needs to show its longest line
+    whole. False (widths untouched) when even the longest words do not fit. Rich's own squeezing shrinks
+    the widest columns first and breaks their words ('safety_limite' over 'd') even where they fit."""
+    texts = [[_plain(c.header), *map(_plain, c._cells)] for c in table.columns]
+    lines = [max(len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
+    words = [max((len(w) for t in col for w in t.split()), default=0) for col in texts]
+    room = width - 3 * len(texts) - 1  # a border and a space either side of each column, the last border
+    if sum(words) > room:
+        return False
+    spare, wants = room - sum(words), [ln - w for ln, w in zip(lines, words)]
+    shares = [spare * want // max(sum(wants), 1) for want in wants]
+    for column, word, line, share in zip(table.columns, words, lines, shares):
+        column.width = min(line, word + share)
+    return True
+
+
 def _labels(shown: list[dict]) -> list[str]:
     """The fewest leading columns that tell the rows apart (none for one row; none if only every column would)."""
     keys = list(shown[0])
@@ -187,12 +209,11 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
             continue
         shown, commands = _commands_below([_merge_intervals(r) for r in rows])
         table = _table(name, rows, shown)
-        width = _width(console, table)
-        if len(shown) <= TURN_ROWS and width.maximum > console.width:
-            table = _turned(name, shown)
-            width = _width(console, table)
-        if width.minimum > console.width:
-            table = _records(name, shown)
+        if _width(console, table).maximum > console.width:
+            if len(shown) <= TURN_ROWS:
+                table = _turned(name, shown)
+            if _width(console, table).maximum > console.width and not _fit_between_words(table, console.width):
+                table = _records(name, shown)
         console.print(table)
         for line in commands:
             print_line(console, line)

@@ -103,3 +103,17 @@ def test_whole_and_half_points_show_exactly_and_no_number_in_e_notation():
     row = {"komi": 100.5, "fair": -840.5, "mean": 999.7, "sd": 2.345, "big": 123456.25, "p": 1.5e-7}
     assert body_lines(render({"komi": [row, row, row, row, row]}, width=200))[0] == [
         "100.5", "-840.5", "1000", "2.35", "123456", "1.5e-07"]
+
+
+def test_a_turned_table_squeezed_to_the_terminal_breaks_no_word():
+    """Before: rich shrank the widest columns first and broke words that fitted: 'safety_limite' over 'd',
+    'first_player_' over 'adv', in a sweep's four cells at 80 columns."""
+    rows = [{"rule_komi": komi, "rule_size": size, **{k: v for k, v in BALANCE.items()}}
+            for komi in (0, 100.5) for size in (5, 7)]
+    text = render({"balance": rows})
+    assert max(len(line) for line in text.splitlines()) <= 80
+    labels = [line[0] for line in body_lines(text) if line[0]]
+    assert labels == list(BALANCE)
+    words = {w for row in rows for v in row.values() for w in str(v).split()}
+    cells = {w for line in body_lines(text) for cell in line[1:] for w in cell.split()}
+    assert cells <= words  # every word in a cell is a whole word of some value
