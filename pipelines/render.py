@@ -1,7 +1,8 @@
 """Print named tables of dict rows as rich tables, JSON or CSV.
 
 A short table too wide for the terminal (``TURN_ROWS`` rows at most: the
-balance measures, one row of eleven) is shown turned, one line a column
+balance measures, one row of eleven; never a cross table, ``_matrix``,
+which turned would read transposed) is shown turned, one line a column
 and a column a row, so each name and value reads whole on its line instead
 of being folded into slivers. A longer table keeps its shape while it fits
 with its values wrapped between words; one that would have to break words
@@ -160,6 +161,13 @@ def _labels(shown: list[dict]) -> list[str]:
     return []
 
 
+def _matrix(shown: list[dict]) -> bool:
+    """Whether ``shown`` is a cross table: its rows are named by its other columns (tournament's row
+    strategy against each column strategy). Turned, it would read transposed, each score the other way."""
+    first, *others = shown[0]
+    return {str(r[first]) for r in shown} <= set(others)
+
+
 def _turned(name: str, shown: list[dict]) -> Table:
     """``shown`` turned: a line a column, a column a row, headed by the cells that tell the rows apart."""
     table = _titled(name)
@@ -210,7 +218,7 @@ def print_tables(tables: dict[str, list[dict]], fmt: Format, console: Console | 
         shown, commands = _commands_below([_merge_intervals(r) for r in rows])
         table = _table(name, rows, shown)
         if _width(console, table).maximum > console.width:
-            if len(shown) <= TURN_ROWS:
+            if len(shown) <= TURN_ROWS and not _matrix(shown):
                 table = _turned(name, shown)
             if _width(console, table).maximum > console.width and not _fit_between_words(table, console.width):
                 table = _records(name, shown)

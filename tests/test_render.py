@@ -117,3 +117,17 @@ def test_a_turned_table_squeezed_to_the_terminal_breaks_no_word():
     words = {w for row in rows for v in row.values() for w in str(v).split()}
     cells = {w for line in body_lines(text) for cell in line[1:] for w in cell.split()}
     assert cells <= words  # every word in a cell is a whole word of some value
+
+
+def test_a_cross_table_too_wide_is_never_turned_so_each_row_keeps_its_strategys_scores():
+    """Before: a tournament's three-strategy cross table at 80 columns was turned: row 'random', column
+    'strategy greedy' showed greedy's 61.3 % against random, read as random's (a transposed matrix)."""
+    names = ["random", "greedy", "greedy:epsilon=0.2"]
+    cell = {("random", "greedy"): "38.8 % (77-1-122)", ("greedy", "random"): "61.3 % (122-1-77)"}
+    rows = [{"strategy": a, **{b: cell.get((a, b), "—" if a == b else "50.0 % (50-0-50) and some more words")
+                               for b in names}} for a in names]
+    text = render({"cross_table": rows})
+    header = next(line for line in text.splitlines() if line.startswith("┃"))
+    assert [h.strip() for h in header.split("┃")[1:-1]][0] == "strategy"
+    random_row = " ".join(" ".join(c) for c in body_lines(text)[:2])
+    assert random_row.startswith("random") and "38.8 %" in random_row and "61.3 %" not in random_row
