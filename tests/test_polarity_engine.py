@@ -433,6 +433,22 @@ def test_r8_r17_last_disc_ends_the_game_even_if_the_fault_refills_the_stack():
     assert game.table.stacks[0] == 1  # emptied by the last disc, refilled by R9: the end stands
 
 
+@pytest.mark.parametrize("scoring, scored_stack", [("after_resolution", 1), ("when_emptied", 0)])
+def test_r17_r18_the_stack_the_last_disc_emptied_scores_as_empty_stack_scoring_says(scoring, scored_stack):
+    """"Proceed to scoring immediately": scored when it emptied, White's stack is empty, though the
+    same move's fault returned a disc to it (R9; a helper's rules review: 0-6 of 384 stored games a
+    run change winner)."""
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=3, empty_stack_scoring=scoring)
+    game = make_game([], rules=rules)
+    game.sim.script = [leans_and_knocks_out(own_hosts(game, 1)[0].id)]
+    with pytest.raises(GameOver) as end:
+        game.play_turn(0)
+    row = game.game_row(end.value)
+    assert game.table.stacks[0] == 1  # the table holds the refill either way
+    assert (row["stack_0"], row["score_0"]) == (scored_stack, float(row["tower_discs_0"] - scored_stack))
+    assert (row["stack_1"], row["score_1"]) == (game.table.stacks[1], float(row["tower_discs_1"] - game.table.stacks[1]))
+
+
 def test_r9_r10_a_pending_groups_disc_knocked_out_of_the_circle_leaves_the_group():
     """A group waits for Black's capture (a capture of Black's faulted, say); White's move
     knocks one of its discs out of the circle: back in White's stack (R9), it is no longer

@@ -135,6 +135,7 @@ class Game:
         self.setup_rng = stream(spec.seed, "setup")
         self.rows: list[dict] = []
         self.turn = 0
+        self.emptied_by: int | None = None  # the seat whose last disc emptied its stack (R17), if one did
         self.counts = {k: [0, 0] for k in ("faults", "conversions", "captures", "placements", "gave_up", "attempts")}
         self.unsettled_episodes, self.stopped = 0, 0
         self.steps, self.sim_time = 0, 0.0
@@ -444,6 +445,8 @@ class Game:
             # rest); the last one played ends the game even if R8 or R9 refill the stack (R17)
             self.table.stacks[seat] -= 1
             emptied = self.table.stacks[seat] == 0
+            if emptied:
+                self.emptied_by = seat
             self.apply(seat, ep, res)
             placed = res.action == "placed" and not res.fault
             self.counts["placements"][seat] += int(placed)
@@ -482,9 +485,19 @@ class Game:
             over = end
         return self.game_row(over), self.rows
 
+    def scored_stacks(self, over: GameOver) -> list[int]:
+        """The stacks R18 scores: as they stand, but under ``empty_stack_scoring=when_emptied`` an R17 end
+        scores the stack the last disc emptied as empty, whatever that move's fault returned to it."""
+        stacks = list(self.table.stacks)
+        if (self.rules.empty_stack_scoring == "when_emptied" and over.reason == "stack_empty"
+                and self.emptied_by is not None):
+            stacks[self.emptied_by] = 0
+        return stacks
+
     def game_row(self, over: GameOver) -> dict:
         single = self.rules.single_disc_tower_scores
-        scores = [self.table.score(s, single) for s in (0, 1)]
+        stacks = self.scored_stacks(over)
+        scores = [float(self.table.tower_discs(s, single) - stacks[s]) for s in (0, 1)]
         row = {
             "winner": winner(scores, over.loser, over.reason), "score_0": scores[0], "score_1": scores[1],
             "end_reason": over.reason, "n_turns": self.rows[-1]["turn"] + 1 if self.rows else 0,
@@ -495,7 +508,7 @@ class Game:
             "unsettled_episodes": self.unsettled_episodes,
         }
         for s in (0, 1):
-            row[f"stack_{s}"] = self.table.stacks[s]
+            row[f"stack_{s}"] = stacks[s]
             row[f"towers_{s}"] = len(self.table.towers_of(s))
             row[f"tower_discs_{s}"] = self.table.tower_discs(s, single)
             for k, v in self.counts.items():

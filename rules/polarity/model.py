@@ -62,6 +62,9 @@ class PolarityRules(RulesBase):
     no_colour_loses: bool = Field(True, description="R16: a player with no disc showing their colour loses")
     end_when: Literal["stack_empty", "both_stacks_empty"] = Field(
         "stack_empty", description="R17: the game ends when one stack, or both, is empty")
+    empty_stack_scoring: Literal["after_resolution", "when_emptied"] = Field(
+        "after_resolution", description="R17/R18: a stack the last disc emptied is scored with the discs that move's "
+        "fault returned to it (R8, R9), or empty, the game being over when it emptied ('proceed to scoring immediately')")
     settle_budget_s: float = Field(4.0, gt=0, description="R19: simulated seconds an episode may take to come to rest")
     unsettled: Literal["freeze", "end_game"] = Field(
         "freeze", description="R19: an episode not at rest within the budget is frozen and read, or ends the game (step_budget)")
