@@ -452,14 +452,16 @@ def test_r17_r18_the_stack_the_last_disc_emptied_scores_as_empty_stack_scoring_s
 def test_r9_r10_a_pending_groups_disc_knocked_out_of_the_circle_leaves_the_group():
     """A group waits for Black's capture (a capture of Black's faulted, say); White's move
     knocks one of its discs out of the circle: back in White's stack (R9), it is no longer
-    in the group Black will capture."""
+    in the group Black will capture; the disc left alone is connected to nothing, so no group
+    is left (before, Black captured it as a one-disc tower: a helper's rules review)."""
     game = make_game([])
     a, b = own_hosts(game, 1)  # Black's two foundations, snapped together (White still has hosts)
-    game.table.pending.append(FaultGroup(captor=1, ids=(a.id, b.id)))
+    flipped = own_hosts(game, 0)[-1]  # and a group of one, as R12 makes of a flipped leaner: it stays
+    game.table.pending += [FaultGroup(captor=1, ids=(a.id, b.id)), FaultGroup(captor=1, ids=(flipped.id,))]
     game.sim.script = [leans_and_knocks_out(a.id)]
     game.play_turn(0)
     assert game.rows[-1]["returned_to_stack"] == 1
-    assert game.table.pending == [FaultGroup(captor=1, ids=(b.id,))]
+    assert game.table.pending == [FaultGroup(captor=1, ids=(flipped.id,))]
 
 
 def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():

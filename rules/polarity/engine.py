@@ -264,11 +264,14 @@ class Game:
         self.table.stacks[seat] += len(res.returned)
         self.refresh_towers(ep, set(res.returned))
         # a disc is in one pending group, the newest: snapped onto a new group, it left its old one;
-        # back in a stack (R8, R9), it left its group
+        # back in a stack (R8, R9), it left its group. A group left with one disc is no group: R10
+        # captures "discs connected together due to a previous Fault", and the lone disc stays where
+        # it lies, as a disc separated from a capture does (an R12 flipped leaner is a group of one)
         left = {i for g in res.groups for i in g.ids} | set(res.returned)
         if left:
-            kept = [replace(g, ids=tuple(i for i in g.ids if i not in left)) for g in self.table.pending]
-            self.table.pending = [g for g in kept if g.ids]
+            kept = [(g, tuple(i for i in g.ids if i not in left)) for g in self.table.pending]
+            self.table.pending = [replace(g, ids=ids) for g, ids in kept
+                                  if len(ids) > 1 or (ids and len(g.ids) == 1)]
         self.table.pending.extend(res.groups)
 
     def refresh_towers(self, ep, removed: set[int]) -> None:
