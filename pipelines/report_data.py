@@ -74,6 +74,8 @@ def _run_row(m: dict, label: str) -> dict:
     return {
         "run_id": label, "game": spec.get("game"), "variant": spec.get("variant"),
         "matchups": "; ".join(" vs ".join(c.get("matchup", [])) for c in cells),
+        "knobs": "; ".join(dict.fromkeys(", ".join(f"{k}={v}" for k, v in (c.get("overrides") or {}).items())
+                                         or "(variant's)" for c in cells)),
         "games": m.get("games_done"), "failed": m.get("games_failed"), "status": m.get("status"),
         "seed": spec.get("seed"), "package": m.get("package_version"), "physics": m.get("physics_version"),
     }

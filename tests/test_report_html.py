@@ -206,6 +206,21 @@ def test_the_same_spec_run_into_two_folders_is_compared_not_pooled(tmp_path):
     assert "share the run_id" in text
 
 
+def test_the_runs_table_names_the_knobs_each_run_set():
+    """Before: a standard run and one with foundations=3 both read "standard" there, and nothing on the
+    page told them apart (a helper's audit). Here komi=7.5 set on polar-9, against its defaults."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = polar(os.path.join(tmp, "a"), games=10)
+        exp = Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("greedy", "random"),
+                         overrides={"komi": 7.5}),), games=10, seed=5, shard_size=30)
+        komi = run_experiment(exp, os.path.join(tmp, "b"), workers=0).uri
+        con, manifests = open_runs([plain, komi])
+        runs = gather(con, manifests, uris=[plain, komi]).runs
+    assert [r["knobs"] for r in runs] == ["(variant's)", "komi=7.5"]
+
+
 def test_komi_curve_is_the_share_of_games_black_leads_by_more_than_each_edge():
     bins = [(-20.0, -10.0, 1), (0.0, 10.0, 2), (10.0, 20.0, 1)]  # the empty bin at -10 .. 0 is filled in
     edges, shares = share_above(bins)
