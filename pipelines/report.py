@@ -67,9 +67,19 @@ def html_table(rows: list[dict]) -> str:
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
+def _part(key: str, value) -> str:
+    """One key of a group as plot text: a seat or a knob by name ("seat 0", "komi 100.5"), else the value."""
+    if key == "seat":
+        return f"seat {value}"
+    if key.startswith("rule_"):  # a sweep's knobs: the values alone ("0.0 · 5") said nothing
+        shown = f"{value:g}" if isinstance(value, float) else value
+        return f"{key.removeprefix('rule_')} {shown}"
+    return str(value)
+
+
 def label(row: dict, keys: list[str], default: str = "all games") -> str:
     """The row's group as plot text; a key named twice (``strategy`` by ``--by strategy``) is shown once."""
-    return " · ".join(f"seat {row.get(k)}" if k == "seat" else str(row.get(k)) for k in dict.fromkeys(keys)) or default
+    return " · ".join(_part(k, row.get(k)) for k in dict.fromkeys(keys)) or default
 
 
 def _interval_plot(rows: list[dict], keys: list[str], stem: str, xlabel: str, ref, percent=True) -> str | None:

@@ -221,6 +221,16 @@ def test_the_runs_table_names_the_knobs_each_run_set():
     assert [r["knobs"] for r in runs] == ["(variant's)", "komi=7.5"]
 
 
+def test_a_sweeps_groups_are_labelled_by_knob_name_and_value():
+    """Before: a sweep's legends read "0.0 · 5" and "100.5 · 7" (a helper's audit)."""
+    from pipelines.report import label
+
+    keys = ["rule_komi", "rule_size", "seat"]
+    assert label({"rule_komi": 100.5, "rule_size": 7, "seat": 1}, keys) == "komi 100.5 · size 7 · seat 1"
+    assert label({"rule_komi": 0.0, "rule_size": 5, "seat": 0}, keys) == "komi 0 · size 5 · seat 0"
+    assert label({"variant": "polar-9"}, ["variant"]) == "polar-9" and label({}, []) == "all games"
+
+
 def test_komi_curve_is_the_share_of_games_black_leads_by_more_than_each_edge():
     bins = [(-20.0, -10.0, 1), (0.0, 10.0, 2), (10.0, 20.0, 1)]  # the empty bin at -10 .. 0 is filled in
     edges, shares = share_above(bins)
