@@ -119,7 +119,7 @@ def headline(data: ReportData) -> Section:
         rows.append(row)
     sec.intro = ("Balance = 1 − |score rate of seat 0 − score rate of seat 1| (draws as half wins; 1 is perfectly "
                  "balanced). First-player advantage = seat 0's score rate − ½. Completion = share of games with a "
-                 "winner; safety limit = share stopped by a turn or step cap.")
+                 "winner; safety limit = share stopped by a turn or step cap, or stalled (both players giving up).")
     sec.parts.append(html_table(readable(rows)))
     sec.table("Strategies", data.tables.get("strategies", []))
     return sec
@@ -151,11 +151,11 @@ def scores(data: ReportData) -> Section:
     h = data.hists
     if h.get("scores"):
         sec.plot("scores", plots.histograms(_series(h["scores"], ["seat", *data.seat_keys]), "final score"),
-                 "<b>Final score per seat.</b> Shifted curves mean one seat scores more; a long right tail "
-                 "means occasional runaway games.")
+                 "<b>Final score per seat</b> (with White's komi, where the runs have one, as the winner is "
+                 "read). Shifted curves mean one seat scores more; a long right tail means occasional runaway games.")
     if h.get("margin"):
         sec.plot("margins", plots.histograms(_series(h["margin"], data.keys), "score of seat 0 − score of seat 1"),
-                 "<b>Score margin</b> from seat 0's side. Mass at 0 is drawish; a centre away from 0 is a seat "
+                 "<b>Score margin</b> from seat 0's side (with White's komi, where the runs have one). Mass at 0 is drawish; a centre away from 0 is a seat "
                  "edge; a wide spread means lopsided games.")
     sec.table("Margins |score 0 − score 1|", data.tables.get("margins", []))
     return sec
@@ -192,7 +192,8 @@ def polarity(data: ReportData) -> Section | None:
     if place:
         sec.plot("faults", _interval_plot(place, ["kind", *keys], "fault", "fault rate per placement", None),
                  "<b>Fault rate per placement by kind</b> (R6: a discs come to touch, b a leaner falls, c a disc "
-                 "snaps to the hand, d a foundation or tower moves, e a disc leaves the circle). The largest "
+                 "snaps to the hand, d a foundation or tower moves, e a disc leaves the circle; r the red disc moved, s a "
+                 "disc separated from a capture; any: a placement with at least one). The largest "
                  "kinds are the ones a physics or rule change moves most.")
     if t.get("red_colour"):
         sec.plot("red-colour", _interval_plot(t["red_colour"], ["red_orientation", "colour", *data.seat_keys], "win",
