@@ -113,6 +113,19 @@ def test_page_names_the_komi_that_decided_the_winner(tmp_path):
     assert "(komi" not in build_html(page_data(plain, frames(plain)))
 
 
+def test_the_game_over_line_names_the_komi_that_decided_the_winner(chromium, tmp_path):
+    """Before: "Game over: both_passed; winner seat 1; scores 55 – 3", the winner the lower score
+    with the komi said only in the header (a helper's chromium audit)."""
+    exp = Experiment(game="polar", variant="polar-9-komi", cells=(Cell(matchup=("greedy", "random")),),
+                     games=2, seed=3, shard_size=2)
+    rep = replay(run_experiment(exp, str(tmp_path / "runs"), workers=0).uri, 1)
+    page = tmp_path / "game.html"
+    write_html(page_data(rep, frames(rep)), str(page))
+    dom = dump_dom(chromium, file_url(page), tmp_path)  # the last turn: the game is over
+    end = re.search(r'<p class="end">.*?</p>', dom, re.S).group(0)
+    assert "(komi 7.5 for White)" in end, end
+
+
 @pytest.mark.parametrize("turn", [0, 9, 30])
 def test_polar_page_at_a_turn_draws_the_stones_the_turns_table_has_on_the_board(chromium, polar_run, tmp_path, turn):
     rep = replay(polar_run, 1)
