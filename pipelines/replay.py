@@ -97,7 +97,7 @@ class Replay:
     def summary(self) -> str:
         s = self.stored
         return (f"game {self.game_index} of {self.run_id} ({self.game}, {self.cell_label}, seed {self.spec.seed}): "
-                f"winner {s.get('winner')}, scores {_score(s.get('score_0'))} – {_score(s.get('score_1'))}, "
+                f"winner {s.get('winner')}, scores {score_text(s.get('score_0'))} – {score_text(s.get('score_1'))}, "
                 f"end {s.get('end_reason')}, {s.get('n_turns')} turns"
                 + ("" if self.turns_stored else " (the run stored no turns: its games row compared)")
                 + self._predates_note())
@@ -130,7 +130,7 @@ class Replay:
                 f"stored row in {len(self.differences)} values{note}: {listed}" + (f"; and {more} more" if more > 0 else ""))
 
 
-def _score(value: Any) -> str:
+def score_text(value: Any) -> str:
     """A stored score as the replay page writes it (17, -12.5); a failed game has none."""
     return "none" if value is None else f"{value:g}"
 

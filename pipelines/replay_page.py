@@ -25,7 +25,7 @@ import math
 import re
 from importlib.resources import files
 
-from pipelines.replay import Replay
+from pipelines.replay import Replay, score_text
 from pipelines.storage import locate, write_bytes_atomic
 from rules.base import UsageError
 
@@ -61,7 +61,7 @@ def _header(data: dict) -> str:
     meta = (f'<p class="meta">run <code>{html.escape(data["run_id"])}</code> · game {data["game_index"]} · '
             f'seed {data["seed"]} · variant {html.escape(data["variant"])} · {html.escape(data["cell"])}</p>'
             f'<p class="meta">seat 0: {html.escape(data["seats"][0])} · seat 1: {html.escape(data["seats"][1])} · '
-            f'stored result: winner {s["winner"]}, scores {s["score_0"]} – {s["score_1"]}{komi}, '
+            f'stored result: winner {s["winner"]}, scores {score_text(s["score_0"])} – {score_text(s["score_1"])}{komi}, '
             f'end {html.escape(str(s["end_reason"]))}, {s["n_turns"]} turns · '
             f'<code>{html.escape(data["command"])}</code></p>')
     if data["reproduced"]:

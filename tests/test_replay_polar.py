@@ -110,7 +110,8 @@ def test_page_names_the_komi_that_decided_the_winner(tmp_path):
     assert rep.reproduced
     assert "(komi 7.5 for White)" in build_html(page_data(rep, frames(rep)))
     plain = replay(run_experiment(exp.model_copy(update={"variant": "polar-9-noswap"}), str(tmp_path), workers=0).uri, 1)
-    assert "(komi" not in build_html(page_data(plain, frames(plain)))
+    header = re.search(r'<p class="meta">seat 0:.*?</p>', build_html(page_data(plain, frames(plain))), re.S).group(0)
+    assert "stored result" in header and "(komi" not in header
 
 
 def test_the_game_over_line_names_the_komi_that_decided_the_winner(chromium, tmp_path):
