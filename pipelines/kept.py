@@ -64,7 +64,7 @@ def check_turns(run: Location, exp: Experiment, shards: Iterable[int], failed: M
 
     turns, games = run.child("turns"), run.child("games")
     present = list_shards(turns)
-    sizes = {number: count for number, _, count in exp.shards()}
+    sizes = shard_sizes(exp)
     for number in sorted(shards):
         name = SHARD_NAME.format(number)
         if number not in present:
@@ -92,9 +92,14 @@ def _unreadable(games: Location, shards: list[int], exc: Exception):
     return unreadable_shard(None, exc)
 
 
+def shard_sizes(exp: Experiment) -> dict[int, int]:
+    """Games in each shard of ``exp``, by shard number."""
+    return {number: count for number, _, count in exp.shards()}
+
+
 def games_in(exp: Experiment, shards: Iterable[int]) -> int:
     """How many games ``shards`` of ``exp`` hold."""
-    sizes = {number: count for number, _, count in exp.shards()}
+    sizes = shard_sizes(exp)
     return sum(sizes[n] for n in shards)
 
 

@@ -22,17 +22,21 @@ SETUP_TURNS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
+def _counted(columns) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The ``SETUP_TURNS`` entries a view with ``columns`` can read (it names each game, and has their columns)."""
+    return {game: entry for game, entry in SETUP_TURNS.items() if "game" in columns and set(entry[1]) <= set(columns)}
+
+
 def setup_turns_sql(columns, prefix: str = "") -> str:
     """SQL of a games row's setup turns, over a view with ``columns`` (``prefix``: a table alias and dot)."""
-    cases = [f"WHEN '{game}' THEN {sql.format(p=prefix)}"
-             for game, (sql, needs) in SETUP_TURNS.items() if "game" in columns and set(needs) <= set(columns)]
+    cases = [f"WHEN '{game}' THEN {sql.format(p=prefix)}" for game, (sql, _) in _counted(columns).items()]
     return f"coalesce(CASE {prefix}game {' '.join(cases)} ELSE 0 END, 0)" if cases else "0"
 
 
 def setup_columns(columns) -> list[str]:
     """The games columns ``setup_turns_sql`` reads (none when it counts no setup turns)."""
-    needs = {c for _, cols in SETUP_TURNS.values() if set(cols) <= set(columns) for c in cols}
-    return ["game", *sorted(needs)] if needs and "game" in columns else []
+    counted = _counted(columns)
+    return ["game", *sorted({c for _, needs in counted.values() for c in needs})] if counted else []
 
 
 def play_turns_sql(columns, prefix: str = "") -> str:

@@ -167,37 +167,36 @@ def _play(executor, tasks: list[tuple], result: RunResult, on_progress: Progress
           failed: dict[int, int], stop: Stop) -> None:
     """Step 4: warm the workers up, then count each shard as it comes back
     (its failed games into ``failed``, by shard); ``stop.check`` after the
-    warm-up, after each shard and, for an executor that defers signals, while
-    it waits."""
+    warm-up, after each shard and while the executor waits (the Ray executor
+    polls it; in-process, a stop request raises where it lands)."""
     with stop.deferred() if executor.defers_signals else nullcontext():
-        _play_shards(executor, tasks, result, on_progress, t_start, failed,
-                     stop.check, stop.check if executor.defers_signals else None)
+        t_warm = time.perf_counter()
+        result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
+        result.seconds_warm_up = time.perf_counter() - t_warm
+        stop.check()
+        t_games = time.perf_counter()
+        result.seconds_startup = t_games - t_start
+        for summary in executor.run(tasks, stop.check):
+            _count(result, failed, summary)
+            if on_progress:
+                on_progress(summary.games)
+            stop.check()
+        result.seconds_games = time.perf_counter() - t_games
 
 
-def _play_shards(executor, tasks: list[tuple], result: RunResult, on_progress: Progress | None, t_start: float,
-                 failed: dict[int, int], check: Callable[[], None], poll: Callable[[], None] | None) -> None:
-    t_warm = time.perf_counter()
-    result.worker_warm_up_cpu = executor.warm_up(tasks[0][0])
-    result.seconds_warm_up = time.perf_counter() - t_warm
-    check()
-    t_games = time.perf_counter()
-    result.seconds_startup = t_games - t_start
-    for summary in executor.run(tasks, poll):
-        result.games_done += summary.games
-        result.games_failed += summary.failed
-        failed[summary.shard] = summary.failed
-        result.seconds_playing += summary.seconds_playing
-        result.seconds_writing += summary.seconds_writing
-        result.seconds_tasks += summary.seconds_total
-        result.cpu_playing += summary.cpu_playing
-        result.cpu_tasks += summary.cpu_total
-        result.shards_played += 1
-        result.nodes.add(summary.node)
-        result.worker_peak_rss_mb = max(result.worker_peak_rss_mb, summary.max_rss_mb)
-        if on_progress:
-            on_progress(summary.games)
-        check()
-    result.seconds_games = time.perf_counter() - t_games
+def _count(result: RunResult, failed: dict[int, int], summary) -> None:
+    """Add a finished shard's ``ShardSummary`` to the run's counts and timings."""
+    result.games_done += summary.games
+    result.games_failed += summary.failed
+    failed[summary.shard] = summary.failed
+    result.seconds_playing += summary.seconds_playing
+    result.seconds_writing += summary.seconds_writing
+    result.seconds_tasks += summary.seconds_total
+    result.cpu_playing += summary.cpu_playing
+    result.cpu_tasks += summary.cpu_total
+    result.shards_played += 1
+    result.nodes.add(summary.node)
+    result.worker_peak_rss_mb = max(result.worker_peak_rss_mb, summary.max_rss_mb)
 
 
 def _finish(result: RunResult, interrupted: bool, prepared: Prepared, failed: dict[int, int], t0: float) -> None:

@@ -500,7 +500,7 @@ class Game:
     def game_row(self, over: GameOver) -> dict:
         single = self.rules.single_disc_tower_scores
         stacks = self.scored_stacks(over)
-        scores = [float(self.table.tower_discs(s, single) - stacks[s]) for s in (0, 1)]
+        scores = [self.table.score(s, single, stacks[s]) for s in (0, 1)]
         row = {
             "winner": winner(scores, over.loser, over.reason), "score_0": scores[0], "score_1": scores[1],
             "end_reason": over.reason, "n_turns": self.rows[-1]["turn"] + 1 if self.rows else 0,

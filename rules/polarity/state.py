@@ -64,6 +64,7 @@ class Table:
     def tower_discs(self, seat: int, single_scores: bool = True) -> int:
         return sum(len(t.ids) for t in self.towers_of(seat) if single_scores or len(t.ids) > 1)
 
-    def score(self, seat: int, single_scores: bool = True) -> float:
-        """R18: discs in your towers minus discs left in your stack."""
-        return float(self.tower_discs(seat, single_scores) - self.stacks[seat])
+    def score(self, seat: int, single_scores: bool = True, stack: int | None = None) -> float:
+        """R18: discs in your towers minus discs left in your stack (``stack``, when given, instead of the
+        table's: the stack an R17 end scores, ``Game.scored_stacks``)."""
+        return float(self.tower_discs(seat, single_scores) - (self.stacks[seat] if stack is None else stack))
