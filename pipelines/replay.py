@@ -107,7 +107,7 @@ class Replay:
         if self.made_by:
             notes.append(f"made by polsim {self.made_by}, replayed by {self.replayed.get('package_version')}")
         if self.restored:
-            knobs = ", ".join(f"{k}={v}" for k, v in self.restored.items())
+            knobs = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.restored.items())
             notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
                          "which plays it")
         at_default = [k for k in self.predates if k not in self.restored]

@@ -18,7 +18,9 @@ edge, see sim.bodies) lies on the mat at
 starts ``approach_distance`` further out along u and ``approach_height``
 higher, moves in a straight line at ``approach_speed``, holds still for
 ``hold_time`` and lets go. Whatever hangs on the held disc then (touching
-it, not the mat) is lifted away with it: ``in_hand``, removed from the world.
+it, not the mat; or touching it and tipped up off the flat though its rim
+rests on the mat, ``lift_clinging``) is lifted away with it: ``in_hand``,
+removed from the world.
 """
 
 from __future__ import annotations

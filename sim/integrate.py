@@ -7,7 +7,7 @@ in the kicks with the velocity of the moment). Each step, at time t:
 1. kinematics: the held disc (``hand`` >= 0) follows its path ``hand_t [k]``,
    ``hand_p [k, 3]`` (piecewise linear, fixed orientation) until
    ``hand_t[-1]``, then is released (or lifted away with whatever hangs on
-   it, see ``release_hand``); if a disc touches it on the way, the hand
+   it or tipped up onto it, see ``release_hand``); if a disc touches it on the way, the hand
    stops there and lets go ``hold_time`` later (a player feels the snap);
    the pusher sphere follows ``push_t``/``push_p``;
 2. forces (``compute_forces``): geometry of awake bodies (sleepers keep
@@ -160,6 +160,7 @@ from sim.jit import kernel
 from sim.magnetics import packed_knobs
 from sim.params import IDX
 from sim.sleeping import in_rest_ball, sleep_islands, wake_marked
+from sim.state import lies_flat
 
 SETTLED, BUDGET, NAN, ENERGY, RED = 0, 1, 2, 3, 4
 STATUS_NAMES = ("settled", "step_budget", "nan", "energy", "red_contact")
@@ -170,6 +171,7 @@ _LIN, _ANG, _ROLL = IDX["linear_damping"], IDX["angular_damping"], IDX["rolling_
 _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _FLAT_TS = IDX["flat_sleep_time"]
+_CLING = IDX["lift_clinging"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
@@ -242,11 +244,14 @@ def drift(i, pos, quat, vel, omega, dt):
 
 
 @kernel
-def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand, stack, seen):
-    """Let go of the held disc. Bodies hanging on it (touching it, directly or
-    through other lifted bodies, and touching no mat) go up with the hand:
-    then the hand and they leave the world (``in_hand``). Else it drops.
-    ``stack``, ``seen``: zeroed work arrays [n]."""
+def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, in_hand, stack, seen):
+    """Let go of the held disc. Bodies hanging on it go up with the hand: those
+    touching it, directly or through other lifted bodies, and touching no mat;
+    with ``cling`` also a disc touching the held disc itself that does not lie
+    flat, though its rim still rests on the mat (it snapped up onto the held
+    disc, R6(3), R8: lifting the hand takes it along). Then the hand and they
+    leave the world (``in_hand``). Else it drops. ``stack``, ``seen``: zeroed
+    work arrays [n]."""
     n = live.shape[0]
     top = 0
     stack[top] = hand
@@ -257,7 +262,8 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand, sta
         top -= 1
         b = stack[top]
         for j in range(n):
-            if live[j] and not seen[j] and cur[b, j] and not on_mat[j]:
+            if live[j] and not seen[j] and cur[b, j] and (
+                    not on_mat[j] or (cling and b == hand and not lies_flat(quat, j))):
                 seen[j] = 1
                 in_hand[j] = 1
                 count += 1
@@ -467,6 +473,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
     held = hand >= 0
     snapped = False
     snap_wait = P[_HOLD]
+    cling = P[_CLING] > 0
     release = hand_t[hand_t.shape[0] - 1] if held else 0.0
     push_end = push_t[push_t.shape[0] - 1] if push_r > 0 else 0.0
     for i in range(n):
@@ -498,8 +505,8 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
         if held and t >= release:
-            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, in_hand, hand_stack,
-                         hand_seen)
+            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, in_hand,
+                         hand_stack, hand_seen)
             held = False
         if held and not snapped:
             for j in range(n):

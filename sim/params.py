@@ -194,6 +194,10 @@ class PhysicsParams(BaseModel):
     # the hand
     approach_speed: float = Field(0.15, description="hand speed along the approach, m/s")
     hold_time: float = Field(0.03, description="held still at the pose before release, s")
+    lift_clinging: bool = Field(True, description="at release, a disc touching the held disc that does not lie flat goes up with it though its rim rests on the mat (it snapped up onto it: R6(3), R8; sim.integrate.release_hand); False: only discs touching no mat, physics 0.19.0")
+
+    # reading the world
+    out_entirely: bool = Field(True, description="a disc is out of bounds when all of it lies beyond the play circle, seen from above (R6(5); sim.state); False: when its centre does, physics 0.19.0")
 
     def pack(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in PACKED], dtype=np.float64)
@@ -219,7 +223,7 @@ PACKED = [
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
     "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap", "fitted_lead",
-    "flat_sleep_time",
+    "flat_sleep_time", "lift_clinging", "out_entirely",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
 KERNEL_KNOB_NAMES = ("frame_turn", "blend_work", "converged_gap")       # the order of sim.magnetics.KERNEL_KNOBS

@@ -123,6 +123,12 @@ def leaner_too_far(p):
 
 def leaner_too_close(p):
     w, h = _host(params=p)
+    return place_leaner(w, Intent(h, 0.0, 0.04, 45 * DEG, 1))
+
+
+def host_snaps_to_hand(p):
+    """Held so close over its host that the host tips up onto it before release (R8)."""
+    w, h = _host(params=p)
     return place_leaner(w, Intent(h, 0.0, 0.03, 45 * DEG, 1))
 
 
@@ -152,11 +158,26 @@ def red_repels(p):
 
 def out_of_bounds(p):
     w = World.new(p)
+    w.add_flat(0.220, 0.0, 1)
+    return lay_flat(w, 0.188, 0.0, 1)
+
+
+def half_past_the_circle(p):
+    """Pushed until its centre is past the circle, a third of it still inside: in (R6(5))."""
+    w = World.new(p)
     w.add_flat(0.205, 0.0, 1)
     return lay_flat(w, 0.172, 0.0, 1)
 
 
 def domino(p):
+    """Released too far, the leaner falls sideways onto its neighbour and topples it (domino)."""
+    w, h = _host(params=p)
+    place_leaner(w, nominal_intent(w, h, 0.0))
+    return place_leaner(w, Intent(h, 55 * DEG, 0.075, 45 * DEG, 1))
+
+
+def leaner_meets_held_disc(p):
+    """The held disc carried into a standing leaner: it clings, rim on the mat (R8)."""
     w, h = _host(params=p)
     place_leaner(w, nominal_intent(w, h, 0.0))
     return place_leaner(w, Intent(h, 0.0, 0.085, 45 * DEG, 1))
@@ -207,9 +228,10 @@ def midgame_fault(p):
 
 SCENES = {f.__name__: f for f in (
     lone_flat, opposite_far, opposite_snap, same_repel, nominal_black, nominal_white,
-    noisy_leaner, leaner_too_far, leaner_too_close, leaner_too_low, snap_to_hand, red_attracts,
-    red_repels, out_of_bounds, domino, conversion, capture_tower, snap_to_tower,
-    leaner_on_tower, two_leaners, midgame_placement, midgame_fault)}
+    noisy_leaner, leaner_too_far, leaner_too_close, host_snaps_to_hand, leaner_too_low, snap_to_hand,
+    red_attracts, red_repels, out_of_bounds, half_past_the_circle, domino, leaner_meets_held_disc,
+    conversion, capture_tower, snap_to_tower, leaner_on_tower, two_leaners, midgame_placement,
+    midgame_fault)}
 
 
 def run_scene(name: str, params: PhysicsParams | None = None) -> Episode:

@@ -11,7 +11,8 @@ reported the pair touching during the episode, so an episode that woke it
 would have called that old contact new (R6). With ``skirt`` 0 the two
 readings are the same. ``classify`` turns poses and contacts into BodyInfo:
 
-- OUT: centre beyond the play circle;
+- OUT: all of it beyond the play circle seen from above (R6(5): "entirely
+  outside the circle"; ``out_entirely`` False: its centre, physics 0.19.0);
 - flat (tilt < FLAT_TILT): STACKED when it touches a flat disc above or
   below it that overlaps it (centres closer than a radius), else FLAT;
   ``tower`` is the lowest disc of its stack;
@@ -34,9 +35,17 @@ from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.contacts import NO_FEATURE, contact_reach, cylinder_sdf_entered
 from sim.events import BodyInfo, BodyState
+from sim.jit import kernel
 
 FLAT_TILT = np.radians(20.0)
 TOUCH_TOL = 1e-4
+
+
+@kernel(inline="always")
+def lies_flat(quat, i):
+    """Body i lies flat as ``classify_bodies`` reads it: tilt under FLAT_TILT."""
+    nz = 1.0 - 2.0 * (quat[i, 1] * quat[i, 1] + quat[i, 2] * quat[i, 2])      # normal_of's z
+    return dm.acos(min(1.0, abs(nz))) < FLAT_TILT
 
 
 @njit(cache=True, fastmath=False)
@@ -93,7 +102,7 @@ def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
     state, up, tower, leaning_on = (np.zeros(n, np.int64) for _ in range(4))
     tilt = np.zeros(n)
     classify_bodies(world.pos, world.quat, world.live, cur, p.radius, p.thickness, p.circle_radius,
-                    FLAT_TILT, state, up, tilt, tower, leaning_on)
+                    p.out_entirely, FLAT_TILT, state, up, tilt, tower, leaning_on)
     pos, red, owner = world.pos.tolist(), world.red.tolist(), world.owner.tolist()
     up, tilt, tower, leaning_on = up.tolist(), tilt.tolist(), tower.tolist(), leaning_on.tolist()
     return [BodyInfo(i, bool(red[i]), *pos[i], up[i], tilt[i], _STATES[state[i]], tower[i], leaning_on[i], int(owner[i]))
@@ -101,7 +110,7 @@ def classify(world, cur: np.ndarray | None = None) -> list[BodyInfo]:
 
 
 @njit(cache=True, fastmath=False)
-def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, tilt, tower, leaning_on):
+def classify_bodies(pos, quat, live, cur, a, h, circle, entirely, flat_tilt, state, up, tilt, tower, leaning_on):
     """Fill per live body: state (index into ``_STATES``), up, tilt, tower, leaning_on.
     Compiled; ``normal_of``, ``dm.acos``, ``dm.hypot`` and ``dm.norm`` run the
     same operations in Python (``tests/test_physics_state.py`` holds it to the
@@ -129,7 +138,7 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, ti
             continue
         up[i] = 1 if normal[i, 2] >= 0 else -1
         tower[i], leaning_on[i] = -1, -1
-        if dm.hypot(pos[i, 0], pos[i, 1]) > circle:
+        if beyond(pos, normal, i, a, h, circle, entirely):
             state[i] = _OUT
         elif flat[i]:
             state[i] = _FLAT
@@ -145,6 +154,20 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, flat_tilt, state, up, ti
                     state[i] = _RESTING
                     break
             leaning_on[i] = _under_upper_rim(i, normal, pos, live, a)
+
+
+@njit(cache=True, fastmath=False)
+def beyond(pos, normal, i, a, h, circle, entirely):
+    """Body i is out of the play circle: all of it (``entirely``, R6(5)), seen from
+    above, else its centre. A disc's nearest point to the mat's centre lies inward
+    along the radial unit r of its centre by its half-width there,
+    a sqrt(1 - (n.r)^2) + h/2 |n.r| (a cylinder's support); for a disc at the
+    centre itself that is its full half-width, so it is in."""
+    d = dm.hypot(pos[i, 0], pos[i, 1])
+    if not entirely or d <= circle:
+        return d > circle
+    nr = (normal[i, 0] * pos[i, 0] + normal[i, 1] * pos[i, 1]) / d
+    return d - (a * np.sqrt(max(0.0, 1.0 - nr * nr)) + 0.5 * h * abs(nr)) > circle
 
 
 @njit(cache=True, fastmath=False)

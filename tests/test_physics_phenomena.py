@@ -73,14 +73,49 @@ def test_phenomenon5_released_too_far_falls_flat_and_nothing_reacts():
     assert ep.moved_diameters.get(host, 0.0) < 0.01
 
 
-@pytest.mark.parametrize("base_distance, tilt_deg", [(0.03, 45.0), (0.04, 20.0)])
+def _hand_phase(world, intent):
+    """The new contacts of a placement cut where the hand lets go (a copy of ``world``)."""
+    short = world.params.model_copy(update={"settle_budget_s": 1e-4})
+    cut = world.copy()
+    cut.params, cut.P = short, short.pack()
+    return place_leaner(cut, intent).new_contacts
+
+
+@pytest.mark.parametrize("base_distance, tilt_deg", [(0.04, 45.0), (0.045, 35.0), (0.04, 20.0)])
 def test_phenomenon6_released_too_close_or_too_low_snaps_onto_host(base_distance, tilt_deg):
     w = World.new()
     host = w.add_flat(0.0, 0.0, 1)
-    ep = place_leaner(w, Intent(host, 0.0, base_distance, np.radians(tilt_deg), 1))
+    intent = Intent(host, 0.0, base_distance, np.radians(tilt_deg), 1)
+    assert _hand_phase(w, intent) == []
+    ep = place_leaner(w, intent)
     assert ep.ok
     assert (host, ep.action) in ep.new_contacts
     assert (host, ep.action) in ep.final_contacts
+
+
+@pytest.mark.parametrize("base_distance, tilt_deg", [(0.03, 45.0), (0.035, 35.0), (0.035, 25.0)])
+def test_r8_held_closer_still_the_host_tips_up_onto_the_held_disc_and_goes_with_it(base_distance, tilt_deg):
+    """Its rim still on the mat, the host clings to the disc in hand: lifting the hand
+    takes it (R6(3), R8), where physics 0.19.0 let go of the held disc onto it."""
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    intent = Intent(host, 0.0, base_distance, np.radians(tilt_deg), 1)
+    assert _hand_phase(w, intent)
+    ep = place_leaner(w, intent)
+    assert ep.ok and ep.in_hand == [host] and list(w.bodies()) == []
+    old = World.new(PhysicsParams(lift_clinging=False))
+    old.add_flat(0.0, 0.0, 1)
+    assert place_leaner(old, intent).in_hand == []
+
+
+def test_r8_a_held_disc_over_a_host_lying_flat_is_let_go_onto_it():
+    """Touching the held disc is not clinging to it: a host that still lies flat stays."""
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    intent = Intent(host, 0.0, 0.03, np.radians(20.0), 1)
+    assert _hand_phase(w, intent) == [(host, host + 1)]
+    ep = place_leaner(w, intent)
+    assert ep.in_hand == [] and (host, ep.action) in ep.final_contacts
 
 
 def test_phenomenon7_held_disc_swept_over_opposite_disc_lifts_it_into_the_hand():
@@ -110,11 +145,25 @@ def test_phenomenon8_red_disc_attracts_one_colour_and_repels_the_other(red_up):
 
 def test_phenomenon9_disc_pushed_past_the_circle_is_out_of_bounds():
     w = World.new()
-    edge = w.add_flat(0.205, 0.0, 1)
-    ep = lay_flat(w, 0.172, 0.0, 1)
+    edge = w.add_flat(0.220, 0.0, 1)
+    ep = lay_flat(w, 0.188, 0.0, 1)
     assert ep.ok
     assert edge in ep.out_of_bounds
     assert w.body(edge).state == BodyState.OUT
+    assert np.hypot(*w.pos[edge, :2]) - w.params.radius > w.params.circle_radius
+
+
+@pytest.mark.parametrize("out_entirely", [True, False])
+def test_r6_5_a_disc_pushed_until_its_centre_is_past_the_circle_but_not_all_of_it_is_in(out_entirely):
+    """'Entirely outside the circle': a third of it still inside, the disc is in play;
+    physics 0.19.0 (``out_entirely=False``) read it by its centre and called it out."""
+    w = World.new(PhysicsParams(out_entirely=out_entirely))
+    edge = w.add_flat(0.205, 0.0, 1)
+    ep = lay_flat(w, 0.172, 0.0, 1)
+    centre = np.hypot(*w.pos[edge, :2])
+    assert w.params.circle_radius < centre < w.params.circle_radius + 0.8 * w.params.radius
+    assert (edge in ep.out_of_bounds) == (not out_entirely)
+    assert (w.body(edge).state == BodyState.OUT) == (not out_entirely)
 
 
 def test_phenomenon10_falling_leaner_topples_its_neighbour():
@@ -122,9 +171,19 @@ def test_phenomenon10_falling_leaner_topples_its_neighbour():
     host = w.add_flat(0.0, 0.0, 1)
     standing = place_leaner(w, nominal_intent(w, host, 0.0))
     assert w.body(standing.action).state == BodyState.LEANING
-    ep = place_leaner(w, Intent(host, 0.0, 0.085, np.pi / 4, 1))
-    assert standing.action in ep.fallen
+    too_far = Intent(host, np.radians(55.0), 0.075, np.pi / 4, 1)
+    assert _hand_phase(w, too_far) == []                  # it falls after the hand let go
+    ep = place_leaner(w, too_far)
+    assert standing.action in ep.fallen and ep.in_hand == []
     assert (standing.action, ep.action) in ep.new_contacts
+
+
+def test_r8_a_standing_leaner_the_held_disc_is_carried_into_goes_up_with_it():
+    w = World.new()
+    host = w.add_flat(0.0, 0.0, 1)
+    standing = place_leaner(w, nominal_intent(w, host, 0.0)).action
+    ep = place_leaner(w, Intent(host, 0.0, 0.085, np.pi / 4, 1))
+    assert ep.in_hand == [standing] and [b.id for b in w.bodies()] == [host]
 
 
 def test_conversion_presses_a_leaner_flat_keeping_its_colour():

@@ -30,7 +30,10 @@ def plain_reading(world, cur) -> list[BodyInfo]:
     for i in live:
         x, y, z = (float(v) for v in world.pos[i])
         tower, leaning_on = -1, -1
-        if dm.hypot(x, y) > p.circle_radius:
+        d = dm.hypot(x, y)
+        nr = (float(normals[i][0]) * x + float(normals[i][1]) * y) / d if d > 0 else 0.0
+        half_width = a * np.sqrt(max(0.0, 1.0 - nr * nr)) + 0.5 * h * abs(nr)
+        if d - (half_width if p.out_entirely else 0.0) > p.circle_radius:
             state = BodyState.OUT
         elif i in stacked_with:
             state = BodyState.STACKED if stacked_with[i] else BodyState.FLAT
@@ -85,13 +88,29 @@ def test_a_leaner_leans_on_its_host_a_tower_names_its_bottom_disc_and_a_disc_bey
     leaner = int(np.nonzero(w.live)[0][-1])
     group = [w.add_flat(0.1, 0.1 + 0.031 * k, 1) for k in range(3)]
     place_tower(w, group, -0.1, -0.05, 1)
-    out = w.add_flat(0.0, w.params.circle_radius + 0.01, -1)
+    out = w.add_flat(0.0, w.params.circle_radius + w.params.radius + 0.001, -1)
     states = {b.id: b for b in classify(w)}
     assert states[leaner].state == BodyState.LEANING and states[leaner].leaning_on == host
     assert states[host].state == BodyState.FLAT and states[host].tower == -1
     bottom = min(group, key=lambda k: w.pos[k, 2])
     assert all(states[k].state == BodyState.STACKED and states[k].tower == bottom for k in group)
     assert states[out].state == BodyState.OUT and states[out].up == -1
+
+
+@pytest.mark.parametrize("tilt_deg", [0.0, 45.0, 90.0])
+def test_r6_5_a_disc_is_out_when_all_of_it_is_beyond_the_circle_seen_from_above(tilt_deg):
+    """Its nearest point to the mat's centre, by its half-width along the radius: the
+    full radius flat, the half-thickness on edge facing the centre (R6(5))."""
+    p = PhysicsParams()
+    t = np.radians(tilt_deg)
+    half_width = p.radius * np.cos(t) + 0.5 * p.thickness * np.sin(t)
+    for margin, out in ((-0.0005, False), (0.0005, True)):
+        pose = ((p.circle_radius + half_width + margin, 0.0, 0.02), (np.sin(t), 0.0, np.cos(t)))
+        now, old = World.new(), World.new(PhysicsParams(out_entirely=False))
+        now.add_body(*pose)
+        old.add_body(*pose)
+        assert (classify(now)[0].state == BodyState.OUT) == out
+        assert classify(old)[0].state == BodyState.OUT       # physics 0.19.0: by its centre
 
 
 def _disc_with_one_point_in_the_hosts_skirt(labelled: bool = True, **params):

@@ -37,7 +37,7 @@ def test_a_landing_is_substepped_from_just_before_the_touch():
 
 
 @pytest.mark.parametrize("version, reference", [
-    ("0.18.0", selfcheck.REFERENCE_0_18_0),
+    ("0.19.0", selfcheck.REFERENCE_0_19_0), ("0.18.0", selfcheck.REFERENCE_0_18_0),
     ("0.17.0", selfcheck.REFERENCE_0_17_0), ("0.16.0", selfcheck.REFERENCE_0_16_0),
     ("0.15.0", selfcheck.REFERENCE_0_15_0), ("0.14.0", selfcheck.REFERENCE_0_14_0),
     ("0.13.1", selfcheck.REFERENCE_0_13_1),
@@ -52,6 +52,7 @@ def test_the_knobs_that_restore_an_older_physics_play_its_games_bit_for_bit(vers
     towers tested disc by disc, no compound bodies, results computed where the pair is,
     far pairs held whole, no skirt, the kernel's frame held, its blends without
     their weight's work, reused results served with their own pose's torque, the
-    edge gap by three projection rounds, the lead in full and flat islands sleeping
-    after the sleep time of every island."""
+    edge gap by three projection rounds, the lead in full, flat islands sleeping
+    after the sleep time of every island, and the held disc let go onto a disc that
+    tipped up onto it, a disc out by its centre."""
     assert selfcheck.fingerprint(**physics_restores(version)) == reference

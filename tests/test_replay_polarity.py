@@ -109,13 +109,13 @@ def test_a_still_image_of_a_polarity_turn(games, tmp_path):
     assert matplotlib.image.imread(out).shape[0] > 300
 
 
-PREVIOUS = {"flat_sleep_time": 0.08}    # what plays physics 0.18.0
+PREVIOUS = {"lift_clinging": False, "out_entirely": False}    # what plays physics 0.19.0
 
 
-def made_under_physics_0_18_0(tmp_path) -> str:
-    """A small run as physics 0.18.0's code stored it: played with the knobs that restore
-    it (0.18.0 bit for bit, tests/test_physics_substeps.py), its rows naming physics
-    0.18.0, with no rule columns of those knobs, its variant hash and cell made without them."""
+def made_under_physics_0_19_0(tmp_path) -> str:
+    """A small run as physics 0.19.0's code stored it: played with the knobs that restore
+    it (0.19.0 bit for bit, tests/test_physics_substeps.py), its rows naming physics
+    0.19.0, with no rule columns of those knobs, its variant hash and cell made without them."""
     import json
     import os
 
@@ -129,13 +129,13 @@ def made_under_physics_0_18_0(tmp_path) -> str:
     table = pq.read_table(shard).drop_columns([f"rule_{k}" for k in PREVIOUS])
     old_hash = table["variant_hash"][0].as_py()
     label = Cell(matchup=played.matchup, overrides=SMALL).label()
-    for name, value in (("physics_version", "0.18.0"), ("variant_hash", old_hash), ("cell_label", label)):
+    for name, value in (("physics_version", "0.19.0"), ("variant_hash", old_hash), ("cell_label", label)):
         table = table.set_column(table.schema.get_field_index(name), name, pa.array([value] * table.num_rows))
     pq.write_table(table, shard)
     path = os.path.join(uri, "manifest.json")
     manifest = json.load(open(path))
     manifest["spec"]["cells"][0]["overrides"] = SMALL
-    manifest["physics_version"] = "0.18.0"
+    manifest["physics_version"] = "0.19.0"
     json.dump(manifest, open(path, "w"))
     return uri
 
@@ -145,8 +145,9 @@ def test_physics_restores_name_the_knobs_each_older_physics_lacks():
     from sim.version import PHYSICS_VERSION
 
     assert physics_restores(PHYSICS_VERSION) == {} and physics_restores("not a version") == {}
-    assert physics_restores("0.18.0") == PREVIOUS
-    older = {**PREVIOUS, "fitted_lead": False}
+    assert physics_restores("0.19.0") == PREVIOUS
+    assert physics_restores("0.18.0") == {**PREVIOUS, "flat_sleep_time": 0.08}
+    older = {**PREVIOUS, "flat_sleep_time": 0.08, "fitted_lead": False}
     assert physics_restores("0.17.0") == older
     assert physics_restores("0.16.0") == {**older, "converged_gap": False}
     assert physics_restores("0.15.0") == {**older, "converged_gap": False, "reuse_momentum": False}
@@ -165,20 +166,20 @@ def test_physics_restores_name_the_knobs_each_older_physics_lacks():
 
 
 def test_a_run_made_under_the_previous_physics_replays_as_that_physics_played_it(tmp_path):
-    uri = made_under_physics_0_18_0(tmp_path)
+    uri = made_under_physics_0_19_0(tmp_path)
     for game in range(2):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
         assert rep.restored == PREVIOUS and sorted(rep.predates) == sorted(PREVIOUS)
-        assert "made with physics 0.18.0: replayed with flat_sleep_time=0.08" in rep.summary()
+        assert "made with physics 0.19.0: replayed with lift_clinging=false, out_entirely=false" in rep.summary()
 
 
 def test_without_its_restoring_knobs_a_run_of_the_previous_physics_does_not_replay(tmp_path, monkeypatch):
-    """The control: replayed under this physics (no knob restores 0.18.0), the games differ,
+    """The control: replayed under this physics (no knob restores 0.19.0), the games differ,
     and the failure names the physics version."""
     import pipelines.replay as replay_module
 
-    uri = made_under_physics_0_18_0(tmp_path)
+    uri = made_under_physics_0_19_0(tmp_path)
     monkeypatch.setattr(replay_module, "restoring_knobs", lambda game_def, stored: {})
     reps = [replay(uri, game) for game in range(2)]
     assert not all(rep.reproduced for rep in reps)

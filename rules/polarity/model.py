@@ -98,6 +98,10 @@ class PolarityRules(RulesBase):
         True, description="physics: a magnetic pair result reused from another pose is served with the torque that keeps angular momentum at the pose of the moment (a pair turning as one piece does no work); false = physics 0.15.0")
     fitted_lead: bool = Field(
         True, description="physics: a magnetic pair that crosses its reuse tolerance within a step is computed half a step ahead, or where it is, not a fixed share of a tolerance ahead of every step (which fed energy in); false = physics 0.17.0")
+    lift_clinging: bool = Field(
+        True, description="physics, R6(3)/R8: a disc that tipped up onto the Action Disc in hand goes up with it though its rim still rests on the mat; false (with out_entirely=false) = physics 0.19.0, which let go of the Action Disc onto it")
+    out_entirely: bool = Field(
+        True, description="physics, R6(5): a disc is out of bounds when all of it lies beyond the circle, seen from above; false (with lift_clinging=false) = physics 0.19.0, by its centre")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 
