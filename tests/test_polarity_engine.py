@@ -597,6 +597,33 @@ def test_r8_discs_in_hand_and_the_action_disc_return_to_the_stack_net_of_the_dra
     assert game.table.stacks == [stacks[0] + 1, stacks[1]]  # drew 1, got back the action disc and one more
 
 
+def test_r8_a_host_that_tips_up_onto_the_held_disc_goes_back_to_the_stack_with_it():
+    """With the real core: Black holds its Action Disc so close over its own foundation
+    that the foundation tips up onto it before the hand lets go. Both go to Black's
+    stack (R8), not to the mat as White's fault group (physics 0.19.0 let go of the
+    held disc onto the foundation: ``lift_clinging=false``)."""
+    def turn(**rules):
+        spec = GameSpec(0, 5, "standard", PolarityRules(red_orientation="bar", **rules),
+                        tuple(StrategySpec.parse("cautious") for _ in range(2)))
+        game = Game(spec)
+        game.world.add_flat(0.0, 0.0, 1, red=True)
+        host = game.world.add_flat(-0.15, 0.08, 1)                     # Black's foundation
+        game.world.add_flat(0.12, -0.1, 1)                             # another one (R16)
+        game.world.add_flat(0.12, 0.1, -1)                             # White's (R16)
+        game.refresh()
+        game.table.stacks = [10, 10]
+        game.place(1, Place(host, 0.0, 0.03, np.pi / 4))
+        return game, host
+    game, host = turn()
+    row = game.rows[-1]
+    assert (row["action_state"], row["fault_kinds"], row["returned_to_stack"]) == ("in_hand", "a,c", 2)
+    assert game.table.stacks == [10, 11] and not game.table.pending
+    assert host not in [b.id for b in game.world.bodies()]
+    old, host = turn(lift_clinging=False, out_entirely=False)
+    assert old.rows[-1]["action_state"] != "in_hand" and old.table.stacks == [10, 9]
+    assert [g.ids for g in old.table.pending] == [(host, host + 3)]
+
+
 def test_r8_r17_last_disc_snapped_back_into_the_hand_still_ends_the_game():
     """RULES.md R17: a fault that refills the stack in the same resolution (here R8:
     the last Action Disc comes back with a disc stuck to it) does not undo the end."""
