@@ -187,7 +187,7 @@ def simulate(
     note = seat_balance_note(exp)
     if note and not quiet:
         print_line(err_console, f"note: {note}")
-    _report_run(result, quiet)
+    _report_run(result, get_game(exp.game).seat_note, quiet)
 
 
 def _headline(rows: list[dict], key: str) -> list[dict]:
@@ -197,7 +197,7 @@ def _headline(rows: list[dict], key: str) -> list[dict]:
              "mean_margin": r["mean_margin"]} for r in rows]
 
 
-def _report_run(result, quiet: bool) -> None:
+def _report_run(result, seat_note: str, quiet: bool) -> None:
     from pipelines import analyze as analysis
     from pipelines.dataset import open_runs
     from pipelines.display import readable_tables
@@ -218,7 +218,7 @@ def _report_run(result, quiet: bool) -> None:
         ends = point_at_games({"end reasons": tables["end_reasons"], "failures": tables["failures"]},
                               {result.run_id: result.uri})
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),
-                      "seats (0 moves first)": _headline(tables["seats"], "seat"),
+                      f"seats ({seat_note})": _headline(tables["seats"], "seat"),
                       **readable_tables(ends)}, Format.table, out_console)
     exit_if_games_failed(result)
 

@@ -77,6 +77,18 @@ def _part(key: str, value) -> str:
     return str(value)
 
 
+def seat_note(games: str) -> str:
+    """What seat 0 is in the report's game(s) (``GameDef.seat_note``; ``games`` as ReportData.game)."""
+    from rules.base import UsageError, get_game
+
+    names = games.split(", ")
+    try:
+        return "; ".join(f"{name}: {get_game(name).seat_note}" if len(names) > 1 else get_game(name).seat_note
+                         for name in names)
+    except UsageError:
+        return "seat 0 moves first"
+
+
 def label(row: dict, keys: list[str], default: str = "all games") -> str:
     """The row's group as plot text; a key named twice (``strategy`` by ``--by strategy``) is shown once."""
     return " · ".join(_part(k, row.get(k)) for k in dict.fromkeys(keys)) or default
@@ -134,7 +146,7 @@ def outcome(data: ReportData) -> Section:
                  "dashed 50 % line beats its opponents in this run; overlapping bars are not yet told apart.")
     if t.get("seats"):
         sec.plot("win-seat", _interval_plot(t["seats"], ["seat", *keys], "win", "win rate", 0.5),
-                 "<b>Win rate per seat</b> (seat 0 moves first). Bars that miss 50 % on the same side show a "
+                 f"<b>Win rate per seat</b> ({seat_note(data.game)}). Bars that miss 50 % on the same side show a "
                  "seat advantage the rules may need to correct.")
     if t.get("strategy_seat"):
         sec.plot("win-strategy-seat", _interval_plot(t["strategy_seat"], ["strategy", "seat", *keys], "win",

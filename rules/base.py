@@ -147,6 +147,7 @@ class GameDef:
     default_strategies: str = "random,random"  # what `simulate` plays when -s is not given
     default_games: int = 1000  # ... and how many games, when --games is not given
     variant_descriptions: Callable[[], dict[str, str]] = field(default=lambda: {})  # name -> one line
+    seat_note: str = "seat 0 moves first"  # what seat 0 is, for seat tables' titles
     # physics version -> the knob values that play games as that version did (for replays of old runs)
     physics_restores: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
 

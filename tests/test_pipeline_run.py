@@ -300,3 +300,22 @@ def test_a_local_file_reaches_the_disk_before_it_is_renamed_into_place(tmp_path,
     (fsync, synced), replaced = calls
     assert fsync == "fsync" and replaced == ("replace", synced, str(tmp_path / "games" / "shard-00000.parquet"))
     assert os.listdir(tmp_path / "games") == ["shard-00000.parquet"]
+
+
+@pytest.mark.parametrize("game, note", [("polar", "seats (seat 0 proposes the opening)"),
+                                        ("toy", "seats (seat 0 moves first)")])     # the default note
+def test_the_summary_says_what_seat_0_is_in_the_game_played(tmp_path, game, note):
+    """Polar's seat 0 proposes the opening and may not move first (P2): the summary's
+    seat table says what seat 0 is, from the game's registration."""
+    res = runner.invoke(app, ["simulate", "--game", game, "--strategies", "random,random" if game == "polar" else
+                              "loaded,fair", "--games", "4", "--workers", "0", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert note in res.output.replace("\n", " ")
+
+
+def test_a_report_says_what_seat_0_is_in_each_game():
+    from pipelines.report import seat_note
+
+    assert seat_note("polarity") == "seat 0 plays White and moves first"
+    assert seat_note("polar, polarity") == ("polar: seat 0 proposes the opening; "
+                                            "polarity: seat 0 plays White and moves first")

@@ -27,6 +27,7 @@ GAME = register_game(
         strategies=STRATEGIES,
         play_batch=play_batch,
         default_variant="polar-9",
+        seat_note="seat 0 proposes the opening",
         trace=trace,
         shard_size=5000,  # ~0.15 s of games per task: Parquet costs less per game than at 2000, and 100,000 games still make 20 tasks
         grid_shard_size=500,  # a sweep cell of a few thousand games still makes several tasks

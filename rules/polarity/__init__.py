@@ -42,5 +42,6 @@ GAME = register_game(
         default_strategies="cautious,aggressive",
         default_games=24,  # median ~30 CPU s a standard game (physics 0.7.0): minutes on two cores
         variant_descriptions=variant_descriptions,
+        seat_note="seat 0 plays White and moves first",
     )
 )
