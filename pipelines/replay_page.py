@@ -95,6 +95,32 @@ def write_html(data: dict, out: str) -> str:
 
 
 # -- still image ---------------------------------------------------------------
+def outline_segments(cells: set[tuple[int, int]], inset: float = 0.45) -> list[tuple[tuple, tuple]]:
+    """The closed outline of a group of grid cells, ``inset`` from each outer edge's
+    cell centre line: a cell's side with no group cell beyond it is an edge, and
+    each end of it reaches the neighbouring edge - across the gap to the next
+    cell's same side (a straight run), to the inset corner where the group turns
+    in (a concave corner), or stops at the cell's own corner (a convex one)."""
+    segments = []
+    for x, y in cells:
+        for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if (x + dx, y + dy) in cells:
+                continue
+            tx, ty = abs(dy), abs(dx)                        # along the edge
+            ends = []
+            for s in (-1, 1):
+                beside = (x + s * tx, y + s * ty)
+                if beside not in cells:
+                    reach = inset                                  # convex corner
+                elif (beside[0] + dx, beside[1] + dy) in cells:
+                    reach = 1.0 - inset                            # concave: meets the turned edge
+                else:
+                    reach = 0.5                                    # straight: meets the next cell's
+                ends.append((x + dx * inset + s * reach * tx, y + dy * inset + s * reach * ty))
+            segments.append((ends[0], ends[1]))
+    return segments
+
+
 def _draw_polar(ax, f: dict) -> None:
     from matplotlib.patches import Circle
 
@@ -105,13 +131,8 @@ def _draw_polar(ax, f: dict) -> None:
         ax.plot([0, n - 1], [i, i], color="#6d5230", lw=0.8, zorder=1)
     for g in f["groups"]:
         colour = "#1565c0" if g["points"][0] else ("#ef6c00" if g["points"][1] else "#7b6a58")
-        cells = {tuple(c) for c in g["cells"]}
-        for x, y in cells:
-            for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                if (x + dx, y + dy) in cells:
-                    continue
-                ex, ey = x + dx * 0.45, y + dy * 0.45
-                ax.plot([ex - dy * 0.45, ex + dy * 0.45], [ey - dx * 0.45, ey + dx * 0.45], color=colour, lw=2, zorder=2)
+        for (x1, y1), (x2, y2) in outline_segments({tuple(c) for c in g["cells"]}):
+            ax.plot([x1, x2], [y1, y2], color=colour, lw=2, zorder=2)
         x0, y0 = g["cells"][0]
         label = f"{g['black']}/{g['white']}" + (f" = {sum(g['points'])}" if sum(g["points"]) else "")
         ax.text(x0 - 0.45, y0 - 0.3, label, fontsize=6, color=colour, zorder=4)

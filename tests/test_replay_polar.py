@@ -217,3 +217,26 @@ def test_a_run_made_before_a_knob_resumes_and_every_game_replays(tmp_path):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
         assert rep.predates == (["komi"] if game < 2 else [])
+
+
+@pytest.mark.parametrize("cells", [
+    {(0, 0)},                                                   # one stone
+    {(0, 0), (1, 0), (2, 0)},                                   # a bar
+    {(0, 0), (1, 0), (0, 1)},                                   # an L: one concave corner
+    {(0, 0), (1, 0), (0, 1), (1, 1)},                           # a square
+    {(0, 0), (0, 1), (1, 1), (2, 1), (2, 0)},                   # a U
+    {(x, y) for x in range(3) for y in range(3)} - {(1, 1)},    # a ring: two loops
+    {(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)},                   # a staircase: corners meet diagonally
+])
+def test_a_polar_groups_png_outline_is_closed_whatever_its_shape(cells):
+    """The PNG's group outline (replay_page.outline_segments): every end of every edge
+    meets exactly one other edge, so the outline has no gaps between cells."""
+    from collections import Counter
+
+    from pipelines.replay_page import outline_segments
+
+    segments = outline_segments(cells)
+    ends = Counter((round(x, 9), round(y, 9)) for segment in segments for x, y in segment)
+    assert set(ends.values()) == {2}
+    perimeter_edges = sum((x + dx, y + dy) not in cells for x, y in cells for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+    assert len(segments) == perimeter_edges
