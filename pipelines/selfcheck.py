@@ -26,13 +26,13 @@ from functools import lru_cache
 REFERENCE = {"physics_version": "0.20.0",
              "fingerprint": "a05ccb641b225d2a87dbf90b6ac58f2dbf991e2eee572968f032afbc628d3cd7"}
 # earlier physics, which the knobs that restore it must print too (each with
-# lift_clinging = False and out_entirely = False, all before 0.19 also with
+# lift_clinging, out_entirely and red_stays = False, all before 0.19 also with
 # flat_sleep_time = 0.08, all before 0.18 also with
 # fitted_lead = False, all before 0.17 also with converged_gap = False, all
 # before 0.16 with reuse_momentum = False, all before 0.15 with blend_work =
 # False, all before 0.14 with frame_turn = False, all before 0.13 with
 # contact_skirt = 0, all before 0.12 with far_dipole = 0 and all before
-# 0.11.0 with reuse_lead = 0): 0.19.0 with lift_clinging = False and out_entirely = False;
+# 0.11.0 with reuse_lead = 0): 0.19.0 with lift_clinging, out_entirely and red_stays = False;
 # 0.18.0 with flat_sleep_time = 0.08;
 # 0.17.0 with fitted_lead = False; 0.16.0 with
 # converged_gap = False; 0.15.0 with reuse_momentum = False; 0.14.0 with
@@ -65,7 +65,7 @@ def fingerprint(**physics) -> str:
     """The digest; ``physics`` overrides the core's parameters that the rules
     also carry (``contact_substeps``, ``tower_hold``, ``compound``, ``reuse_lead``, ``far_dipole``,
     ``contact_skirt``, ``frame_turn``, ``blend_work``, ``reuse_momentum``, ``converged_gap``, ``fitted_lead``,
-    ``flat_sleep_time``, ``lift_clinging``, ``out_entirely``: see the references)."""
+    ``flat_sleep_time``, ``lift_clinging``, ``out_entirely``, ``red_stays``: see the references)."""
     import numpy as np
     import pyarrow.parquet as pq
 

@@ -179,7 +179,7 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
                       world.disc_partner, world.disc_feature, world.fref, world.P, world.field, world.rim, hand, hand_t,
                       spec.get("hand_p", NO_PATH_P), spec.get("push_r", 0.0),
                       spec.get("push_t", NO_PATH_T), spec.get("push_p", NO_PATH_P),
-                      max_steps, touched, maxdisp, in_hand, _stop_red(world))
+                      max_steps, touched, maxdisp, in_hand, _stop_red(world), _stays(world))
     status = STATUS_NAMES[code]
     action = spec.get("action", -1)
     if status in ("nan", "energy"):
@@ -196,6 +196,13 @@ def _stop_red(world: World) -> np.ndarray:
     if not world.stop_on_red_contact:
         return NO_IDS
     return np.nonzero(world.red & (world.live > 0))[0].astype(np.int64)
+
+
+def _stays(world: World) -> np.ndarray:
+    """[n] 1 for the bodies the hand never lifts away: the red disc (``red_stays``)."""
+    if not world.params.red_stays:
+        return np.zeros(len(world.live), np.uint8)
+    return world.red.astype(np.uint8)
 
 
 def _report(world, status, steps, action, before, initial, touched, maxdisp, in_hand) -> Episode:

@@ -244,14 +244,15 @@ def drift(i, pos, quat, vel, omega, dt):
 
 
 @kernel
-def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, in_hand, stack, seen):
+def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, stays, in_hand, stack, seen):
     """Let go of the held disc. Bodies hanging on it go up with the hand: those
     touching it, directly or through other lifted bodies, and touching no mat;
     with ``cling`` also a disc touching the held disc itself that does not lie
     flat, though its rim still rests on the mat (it snapped up onto the held
     disc, R6(3), R8: lifting the hand takes it along). Then the hand and they
-    leave the world (``in_hand``). Else it drops. ``stack``, ``seen``: zeroed
-    work arrays [n]."""
+    leave the world (``in_hand``). Else it drops. A body marked in ``stays``
+    (the red disc) never goes up: it is pulled off and falls where it hung.
+    ``stack``, ``seen``: zeroed work arrays [n]."""
     n = live.shape[0]
     top = 0
     stack[top] = hand
@@ -262,7 +263,7 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling,
         top -= 1
         b = stack[top]
         for j in range(n):
-            if live[j] and not seen[j] and cur[b, j] and (
+            if live[j] and not seen[j] and not stays[j] and cur[b, j] and (
                     not on_mat[j] or (cling and b == hand and not lies_flat(quat, j))):
                 seen[j] = 1
                 in_hand[j] = 1
@@ -384,7 +385,7 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
 @njit(cache=True, fastmath=False)
 def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
         disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t, push_p,
-        max_steps, touched, maxdisp, in_hand, stop_red):
+        max_steps, touched, maxdisp, in_hand, stop_red, stays):
     """Simulate until settled or max_steps; returns (status, steps, body
     steps: the sum over steps of awake bodies, the episode's cost unit).
     Allocates the step loop's work arrays; the loop itself (``step_loop``)
@@ -413,7 +414,7 @@ def run(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
     g33 = np.zeros((3, 3, 3))
     return step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
                      disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r,
-                     push_t, push_p, max_steps, touched, maxdisp, in_hand, stop_red,
+                     push_t, push_p, max_steps, touched, maxdisp, in_hand, stop_red, stays,
                      rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
                      island, fresh, scratch, ready, flat, roots, act, cache, key, valid, pos0, anchor_pos,
                      anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
@@ -456,7 +457,7 @@ def hold_groups(live, awake, kin, grp, pos, vel, omega, axis, force, torque, on_
 @kernel
 def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_spring,
               disc_partner, disc_feature, fref, P, field, rim, hand, hand_t, hand_p, push_r, push_t,
-              push_p, max_steps, touched, maxdisp, in_hand, stop_red,
+              push_p, max_steps, touched, maxdisp, in_hand, stop_red, stays,
               rot, axis, wp, force, torque, cur, on_mat, wake_next, hit, depth, normals, feats,
               island, fresh, scratch, ready, flat, roots, act, cache, key, valid, pos0, anchor_pos,
               anchor_quat, out6, column, f6s, held_at, hp, hv, sp, sv, contact_speed, P_sub,
@@ -505,7 +506,7 @@ def step_loop(pos, quat, vel, omega, live, awake, still, br, mat_spring, disc_sp
         t = step * dt
         # 1. kinematics at t: the held disc, the pusher
         if held and t >= release:
-            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, in_hand,
+            release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling, stays, in_hand,
                          hand_stack, hand_seen)
             held = False
         if held and not snapped:

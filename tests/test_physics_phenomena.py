@@ -193,3 +193,17 @@ def test_conversion_presses_a_leaner_flat_keeping_its_colour():
     ep = push_flat(w, leaner)
     assert ep.ok and ep.fallen == [leaner] and not ep.flipped
     assert w.body(leaner).state == BodyState.FLAT and w.body(leaner).up == 1
+
+
+@pytest.mark.parametrize("red_stays", [True, False])
+def test_r8_the_red_disc_never_goes_up_with_the_held_disc(red_stays):
+    """The red disc jumps onto the held disc (a no-red-death game: its touch does not
+    stop the episode). It has no stack to go to (R8): pulled off, it stays in the
+    world; physics 0.19.0 (``red_stays=False``) lifted it out of the game."""
+    w = World.new(PhysicsParams(red_stays=red_stays))
+    host = w.add_flat(0.0, 0.0, 1)
+    red = w.add_flat(0.085, 0.0, -1, red=True)
+    ep = place_leaner(w, nominal_intent(w, host, 0.0), approach_distance=0.06, approach_height=0.012)
+    assert ep.red_contacts == [ep.action]
+    assert (red in ep.in_hand) == (not red_stays)
+    assert (red in [b.id for b in w.bodies()]) == red_stays

@@ -619,7 +619,7 @@ def test_r8_a_host_that_tips_up_onto_the_held_disc_goes_back_to_the_stack_with_i
     assert (row["action_state"], row["fault_kinds"], row["returned_to_stack"]) == ("in_hand", "a,c", 2)
     assert game.table.stacks == [10, 11] and not game.table.pending
     assert host not in [b.id for b in game.world.bodies()]
-    old, host = turn(lift_clinging=False, out_entirely=False)
+    old, host = turn(lift_clinging=False, out_entirely=False, red_stays=False)
     assert old.rows[-1]["action_state"] != "in_hand" and old.table.stacks == [10, 9]
     assert [g.ids for g in old.table.pending] == [(host, host + 3)]
 

@@ -109,7 +109,7 @@ def test_a_still_image_of_a_polarity_turn(games, tmp_path):
     assert matplotlib.image.imread(out).shape[0] > 300
 
 
-PREVIOUS = {"lift_clinging": False, "out_entirely": False}    # what plays physics 0.19.0
+PREVIOUS = {"lift_clinging": False, "out_entirely": False, "red_stays": False}    # what plays physics 0.19.0
 
 
 def made_under_physics_0_19_0(tmp_path) -> str:
@@ -171,7 +171,7 @@ def test_a_run_made_under_the_previous_physics_replays_as_that_physics_played_it
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
         assert rep.restored == PREVIOUS and sorted(rep.predates) == sorted(PREVIOUS)
-        assert "made with physics 0.19.0: replayed with lift_clinging=false, out_entirely=false" in rep.summary()
+        assert "made with physics 0.19.0: replayed with lift_clinging=false, out_entirely=false, red_stays=false" in rep.summary()
 
 
 def test_without_its_restoring_knobs_a_run_of_the_previous_physics_does_not_replay(tmp_path, monkeypatch):

@@ -24,9 +24,10 @@ refinement of the physics contract (sim/api.py) changes this module only.
   a reused pair result served with the torque of the pose it was computed at;
   ``converged_gap`` false, physics 0.16.0: the kernel's edge gap by three
   projection rounds; ``fitted_lead`` false, physics 0.17.0: every led pair
-  computed ``reuse_lead`` of a tolerance ahead; ``lift_clinging`` false and
-  ``out_entirely`` false together, physics 0.19.0: only discs touching no mat
-  go up with the held disc, and a disc is out when its centre is);
+  computed ``reuse_lead`` of a tolerance ahead; ``lift_clinging``,
+  ``out_entirely`` and ``red_stays`` false together, physics 0.19.0: only
+  discs touching no mat go up with the held disc, the red disc among them, and
+  a disc is out when its centre is);
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -61,6 +62,7 @@ def physics_version() -> str:
 RESTORES = (
     ((0, 20, 0), "lift_clinging", False),
     ((0, 20, 0), "out_entirely", False),
+    ((0, 20, 0), "red_stays", False),
     ((0, 19, 0), "flat_sleep_time", 0.08),
     ((0, 18, 0), "fitted_lead", False),
     ((0, 17, 0), "converged_gap", False),
@@ -92,7 +94,7 @@ def physics_restores(version: str) -> dict:
 SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt", "flat_sleep_time")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
-                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely")
+                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays")
 
 
 def physics_params(rules):
