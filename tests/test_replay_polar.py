@@ -240,3 +240,23 @@ def test_a_polar_groups_png_outline_is_closed_whatever_its_shape(cells):
     assert set(ends.values()) == {2}
     perimeter_edges = sum((x + dx, y + dy) not in cells for x, y in cells for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)))
     assert len(segments) == perimeter_edges
+
+
+def _row(turn, colour, point, point2=-1):
+    return {"turn": turn, "player": 0, "colour": colour, "point": point, "point2": point2,
+            "score_0": 0, "score_1": 0, "n_legal": 0}
+
+
+@pytest.mark.parametrize("turns, message", [
+    ([_row(0, "black", 0, 24), _row(1, "black", 12)], "not adjacent"),          # (0, 0) and (4, 4)
+    ([_row(0, "black", 0, 1), _row(1, "white", 12)], "the other colour is to move"),
+    ([_row(0, "black", 0, 1), _row(2, "white", 12), _row(3, "black", 18)], "without a gap"),
+])
+def test_a_corrupt_polar_move_list_raises_instead_of_drawing_a_wrong_board(turns, message):
+    from rules.polar.model import PolarRules
+    from rules.polar.trace import frames_from_turns
+
+    with pytest.raises(ValueError, match=message):
+        frames_from_turns(turns, PolarRules(size=5), "black")
+    good = [_row(0, "black", 0, 1), _row(1, "black", 12), _row(2, "white", 18)]
+    assert [len(f["stones"]) for f in frames_from_turns(good, PolarRules(size=5), "black")] == [2, 3, 4]

@@ -2,9 +2,12 @@
 
 ``trace`` plays the one game with ``play_batch`` and rebuilds the board after
 every row of its ``turns`` table by replaying the recorded moves on a
-``position.Board`` (the batch's own kernels check each move again, so a trace
-of a corrupt move list raises instead of drawing a wrong board).
-``frames_from_turns`` does the rebuilding from any list of turn rows.
+``position.Board``. ``frames_from_turns`` does the rebuilding from any list
+of turn rows and checks them as it goes, so a corrupt move list raises
+``ValueError`` instead of drawing a wrong board: turns run 0, 1, 2, ...
+without a gap, the opening's two stones are orthogonally adjacent (P2), each
+row's colour is the colour to move, and each move is legal or a pass is
+forced (the kernels' own checks, P4, P5).
 
 A frame (plain JSON-able dict), one per turns row, in turn order:
 
@@ -54,6 +57,10 @@ def stones_of(board: Board) -> list[list[int]]:
     return [[x, y, int(colours[y, x])] for y in range(board.size) for x in range(board.size) if colours[y, x] >= 0]
 
 
+def core_colour(name: str) -> int:
+    return core.BLACK if name == "black" else core.WHITE
+
+
 def _xy(point: int, size: int) -> list[int] | None:
     return None if point < 0 else [point % size, point // size]
 
@@ -64,11 +71,20 @@ def frames_from_turns(turns: list[dict], rules: PolarRules, colour_0: str) -> li
     board = Board(size, rules.score_n, rules.komi)
     seat_colours = [colour_0, "white" if colour_0 == "black" else "black"]
     frames = []
-    for row in sorted(turns, key=lambda r: r["turn"]):
+    rows = sorted(turns, key=lambda r: r["turn"])
+    if [r["turn"] for r in rows] != list(range(len(rows))):
+        raise ValueError(f"turn rows run {[r['turn'] for r in rows][:8]}…, not 0, 1, 2, … without a gap: "
+                         "pass every row of one game")
+    for row in rows:
         if row["turn"] == 0:
+            (x1, y1), (x2, y2) = _xy(row["point"], size), _xy(row["point2"], size)
+            if abs(x1 - x2) + abs(y1 - y2) != 1:
+                raise ValueError(f"the opening's stones ({x1}, {y1}) and ({x2}, {y2}) are not adjacent (P2)")
             board.setup(row["point"], "black")
             board.setup(row["point2"], "white")
         else:
+            if core_colour(row["colour"]) != board.to_move:
+                raise ValueError(f"turn {row['turn']} is {row['colour']}'s, but the other colour is to move")
             board.play(None if row["point"] < 0 else row["point"])
         frames.append({
             "turn": row["turn"], "player": row["player"], "colour": row["colour"],
