@@ -114,7 +114,8 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
     """Run ``exp`` with a progress bar; an interrupted run exits 130 with how to finish it."""
     try:
         with games_progress(exp.total_games, quiet, err_console) as advance:
-            result = run_experiment(exp, out, on_progress=advance, **kwargs)
+            result = run_experiment(exp, out, on_progress=advance,
+                                    on_note=lambda note: print_line(err_console, f"note: {note}"), **kwargs)
     except ShardFailed as exc:
         fail_shard(exc, what, code=1)
     if result.status != "complete":

@@ -89,6 +89,8 @@ def load(run: Location) -> dict:
         raise UsageError(f"cannot reach {run.uri}: {' '.join(str(exc).split())}; check the bucket name, "
                          "the endpoint and the credentials (AWS_* environment variables)") from None
     if not found:
+        if run.fs.get_file_info(run.path).type == pafs.FileType.NotFound:
+            raise UsageError(f"there is no folder {run.uri}; give the folder of one run (simulate prints it)")
         raise UsageError(f"{run.uri} is not a polsim run (no {MANIFEST}); {_runs_inside(run)}")
     try:
         manifest = read_json(where)

@@ -97,6 +97,7 @@ class Prepared:
     exp: Experiment
     done: set[int]  # finished shards
     failed: dict[int, int]  # failed games in each finished shard
+    notes: list[str] = field(default_factory=list)  # for the user, before anything is played
 
 
 def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, overwrite: bool,
@@ -136,7 +137,23 @@ def prepare_run(exp: Experiment, out: str, run_id: str | None, resume: bool, ove
         mf.save(run, manifest)
     except OSError as exc:
         raise _unwritable(out, root, exc) from None
-    return Prepared(run, manifest, exp, done, failed)
+    notes = [_nothing_to_resume(root, out, run_id, exp)] if resume and not stored else []
+    return Prepared(run, manifest, exp, done, failed, notes)
+
+
+def _nothing_to_resume(root: Location, out: str, run_id: str, exp: Experiment) -> str:
+    """What --resume without a run to finish says: it starts the run, and which runs of the
+    same game, variant and seed ``out`` holds (a changed option names another run)."""
+    kin = []
+    for info in root.fs.get_file_info(FileSelector(root.path, allow_not_found=True)):
+        other = root.child(info.base_name)
+        if info.type == FileType.Directory and info.base_name != run_id and exists(other.child(mf.MANIFEST)):
+            spec = mf.load(other).get("spec", {})
+            if (spec.get("game"), spec.get("variant"), spec.get("seed")) == (exp.game, exp.variant, exp.seed):
+                kin.append(info.base_name)
+    where = (f"; {out} holds {', '.join(sorted(kin)[:3])} of the same game, variant and seed, made with other "
+             "options: resume one with the command that started it, or name it with --run-id") if kin else ""
+    return f"there is no run {run_id} in {out} to resume: it starts from the first game{where}"
 
 
 def _unwritable(out: str, root: Location, exc: OSError) -> UsageError:
@@ -231,12 +248,15 @@ def run_experiment(
     address: str | None = None,
     on_progress: Progress | None = None,
     shard_size_given: bool = True,
+    on_note: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Steps 1–5 of the module docstring. From before the executor starts to
     after the last manifest write, SIGINT and SIGTERM stop the run the same
     way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
     prepared = prepare_run(exp, out, run_id, resume, overwrite, address, shard_size_given)
+    for note in prepared.notes if on_note else ():
+        on_note(note)
     with stop_on_signals() as stop:  # the manifest says 'running' from here: it must be written again
         exp, run, done, failed = prepared.exp, prepared.run, prepared.done, prepared.failed
         result = RunResult(prepared.manifest["run_id"], run.uri, exp.total_games)

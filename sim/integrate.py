@@ -249,7 +249,7 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling,
     touching it, directly or through other lifted bodies, and touching no mat;
     with ``cling`` also a disc touching the held disc itself that does not lie
     flat, though its rim still rests on the mat (it snapped up onto the held
-    disc, R6(3), R8: lifting the hand takes it along). Then the hand and they
+    disc, R6(c), R8: lifting the hand takes it along). Then the hand and they
     leave the world (``in_hand``). Else it drops. A body marked in ``stays``
     (the red disc) never goes up: it is pulled off and falls where it hung.
     ``stack``, ``seen``: zeroed work arrays [n]."""

@@ -195,10 +195,10 @@ class PhysicsParams(BaseModel):
     approach_speed: float = Field(0.15, description="hand speed along the approach, m/s")
     hold_time: float = Field(0.03, description="held still at the pose before release, s")
     red_stays: bool = Field(True, description="the red disc is never lifted away with the held disc: pulled off, it falls where it hung (R8 sends discs to a stack; the red disc has none); False: physics 0.19.0, where it left the game (no-red-death games only: in others its first touch ends the episode)")
-    lift_clinging: bool = Field(True, description="at release, a disc touching the held disc that does not lie flat goes up with it though its rim rests on the mat (it snapped up onto it: R6(3), R8; sim.integrate.release_hand); False: only discs touching no mat, physics 0.19.0")
+    lift_clinging: bool = Field(True, description="at release, a disc touching the held disc that does not lie flat goes up with it though its rim rests on the mat (it snapped up onto it: R6(c), R8; sim.integrate.release_hand); False: only discs touching no mat, physics 0.19.0")
 
     # reading the world
-    out_entirely: bool = Field(True, description="a disc is out of bounds when all of it lies beyond the play circle, seen from above (R6(5); sim.state); False: when its centre does, physics 0.19.0")
+    out_entirely: bool = Field(True, description="a disc is out of bounds when all of it lies beyond the play circle, seen from above (R6(e); sim.state); False: when its centre does, physics 0.19.0")
 
     def pack(self) -> np.ndarray:
         return np.array([float(getattr(self, name)) for name in PACKED], dtype=np.float64)

@@ -163,7 +163,7 @@ def out_of_bounds(p):
 
 
 def half_past_the_circle(p):
-    """Pushed until its centre is past the circle, a third of it still inside: in (R6(5))."""
+    """Pushed until its centre is past the circle, a third of it still inside: in (R6(e))."""
     w = World.new(p)
     w.add_flat(0.205, 0.0, 1)
     return lay_flat(w, 0.172, 0.0, 1)

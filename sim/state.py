@@ -11,7 +11,7 @@ reported the pair touching during the episode, so an episode that woke it
 would have called that old contact new (R6). With ``skirt`` 0 the two
 readings are the same. ``classify`` turns poses and contacts into BodyInfo:
 
-- OUT: all of it beyond the play circle seen from above (R6(5): "entirely
+- OUT: all of it beyond the play circle seen from above (R6(e): "entirely
   outside the circle"; ``out_entirely`` False: its centre, physics 0.19.0);
 - flat (tilt < FLAT_TILT): STACKED when it touches a flat disc above or
   below it that overlaps it (centres closer than a radius), else FLAT;
@@ -158,7 +158,7 @@ def classify_bodies(pos, quat, live, cur, a, h, circle, entirely, flat_tilt, sta
 
 @njit(cache=True, fastmath=False)
 def beyond(pos, normal, i, a, h, circle, entirely):
-    """Body i is out of the play circle: all of it (``entirely``, R6(5)), seen from
+    """Body i is out of the play circle: all of it (``entirely``, R6(e)), seen from
     above, else its centre. A disc's nearest point to the mat's centre lies inward
     along the radial unit r of its centre by its half-width there,
     a sqrt(1 - (n.r)^2) + h/2 |n.r| (a cylinder's support); for a disc at the

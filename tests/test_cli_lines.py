@@ -42,7 +42,7 @@ def test_an_error_names_a_bracketed_path_as_given(tmp_path):
     res = runner.invoke(app, ["analyze", str(missing)])
     assert res.exit_code == 2, res.output
     assert res.output.strip().splitlines() == [
-        f"error: {missing} is not a polsim run (no manifest.json); give the folder of one run"], res.output
+        f"error: there is no folder {missing}; give the folder of one run (simulate prints it)"], res.output
 
 
 def test_the_run_line_names_its_folder_whole_on_one_line_however_long_or_bracketed(tmp_path):

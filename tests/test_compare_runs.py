@@ -140,7 +140,7 @@ def test_incomplete_candidate_is_compared_on_the_games_both_have(tmp_path):
 
 def test_missing_run_is_a_one_line_error(tmp_path):
     a = run(tmp_path, "a", games=20)
-    one_line_error(runner.invoke(app, ["compare", a, str(tmp_path / "nope")]), "not a polsim run")
+    one_line_error(runner.invoke(app, ["compare", a, str(tmp_path / "nope")]), "there is no folder")
 
 
 @pytest.mark.parametrize("other, word", [

@@ -96,7 +96,7 @@ def test_phenomenon6_released_too_close_or_too_low_snaps_onto_host(base_distance
 @pytest.mark.parametrize("base_distance, tilt_deg", [(0.03, 45.0), (0.035, 35.0), (0.035, 25.0)])
 def test_r8_held_closer_still_the_host_tips_up_onto_the_held_disc_and_goes_with_it(base_distance, tilt_deg):
     """Its rim still on the mat, the host clings to the disc in hand: lifting the hand
-    takes it (R6(3), R8), where physics 0.19.0 let go of the held disc onto it."""
+    takes it (R6(c), R8), where physics 0.19.0 let go of the held disc onto it."""
     w = World.new()
     host = w.add_flat(0.0, 0.0, 1)
     intent = Intent(host, 0.0, base_distance, np.radians(tilt_deg), 1)
@@ -154,7 +154,7 @@ def test_phenomenon9_disc_pushed_past_the_circle_is_out_of_bounds():
 
 
 @pytest.mark.parametrize("out_entirely", [True, False])
-def test_r6_5_a_disc_pushed_until_its_centre_is_past_the_circle_but_not_all_of_it_is_in(out_entirely):
+def test_r6e_a_disc_pushed_until_its_centre_is_past_the_circle_but_not_all_of_it_is_in(out_entirely):
     """'Entirely outside the circle': a third of it still inside, the disc is in play;
     physics 0.19.0 (``out_entirely=False``) read it by its centre and called it out."""
     w = World.new(PhysicsParams(out_entirely=out_entirely))

@@ -98,9 +98,9 @@ def test_a_leaner_leans_on_its_host_a_tower_names_its_bottom_disc_and_a_disc_bey
 
 
 @pytest.mark.parametrize("tilt_deg", [0.0, 45.0, 90.0])
-def test_r6_5_a_disc_is_out_when_all_of_it_is_beyond_the_circle_seen_from_above(tilt_deg):
+def test_r6e_a_disc_is_out_when_all_of_it_is_beyond_the_circle_seen_from_above(tilt_deg):
     """Its nearest point to the mat's centre, by its half-width along the radius: the
-    full radius flat, the half-thickness on edge facing the centre (R6(5))."""
+    full radius flat, the half-thickness on edge facing the centre (R6(e))."""
     p = PhysicsParams()
     t = np.radians(tilt_deg)
     half_width = p.radius * np.cos(t) + 0.5 * p.thickness * np.sin(t)

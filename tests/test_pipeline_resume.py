@@ -156,3 +156,24 @@ def test_a_ray_task_error_names_the_shard_and_its_cause_in_one_line():
     err = RayTaskError("play_shard", "Traceback (most recent call last): ...", cause)
     assert str(shard_failed(7, err)) == (
         "shard 7 failed: PermissionError: bucket 'runs' refused the write")
+
+
+def test_resume_with_a_changed_option_says_it_starts_another_run_and_names_the_first(tmp_path):
+    """Under the default run id a changed spec is another run: --resume finds nothing to
+    finish, says so, names the run of the same game, variant and seed, then plays the new one."""
+    base = ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "6", "--seed", "4",
+            "--workers", "0", "--out", str(tmp_path)]
+    first = runner.invoke(app, base)
+    assert first.exit_code == 0, first.output
+    (made,) = [p.name for p in tmp_path.iterdir()]
+    changed = runner.invoke(app, base + ["--no-turns", "--resume"])
+    assert changed.exit_code == 0, changed.output
+    text = flat(changed.output)
+    assert "there is no run" in text and "to resume: it starts from the first game" in text
+    assert f"holds {made} of the same game, variant and seed" in text
+    assert len(list(tmp_path.iterdir())) == 2
+    same = runner.invoke(app, base + ["--resume"])
+    assert same.exit_code == 0 and "note:" not in same.output           # a run to finish: no note
+    alone = runner.invoke(app, base[:-1] + [str(tmp_path / "empty"), "--resume"])
+    assert alone.exit_code == 0 and "to resume: it starts from the first game" in flat(alone.output)
+    assert "holds" not in flat(alone.output)

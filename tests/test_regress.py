@@ -163,7 +163,7 @@ def test_bad_options_are_one_line_errors_with_exit_2(tmp_path, args, word):
 
 def test_missing_baseline_is_a_one_line_error(tmp_path):
     res = runner.invoke(app, ["regress", str(tmp_path / "nope"), "--out", str(tmp_path / "cand")])
-    assert res.exit_code == 2 and "not a polsim run" in res.stderr
+    assert res.exit_code == 2 and "there is no folder" in res.stderr
 
 
 @pytest.mark.slow

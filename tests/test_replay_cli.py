@@ -108,6 +108,7 @@ def test_a_tampered_seed_is_a_reproducibility_failure(polar_run, tmp_path):
     (["--game", "8"], "out of range"),
     (["--game", "-1"], "out of range"),
     (["--game", "1", "--png", "x.png", "--turn", "500"], "--turn 500 is out of range"),
+    (["--game", "1", "--turn", "3"], "add --png FILE"),          # it was ignored without a word
 ])
 def test_bad_input_is_one_line_and_exit_2(polar_run, tmp_path, args, message):
     result = runner.invoke(app, ["replay", polar_run, *[a.replace("x.png", str(tmp_path / "x.png")) for a in args]])
@@ -116,8 +117,11 @@ def test_bad_input_is_one_line_and_exit_2(polar_run, tmp_path, args, message):
 
 
 def test_a_folder_that_is_not_a_run_is_exit_2(tmp_path):
-    result = runner.invoke(app, ["replay", str(tmp_path / "nothing"), "--game", "0"])
+    (tmp_path / "empty").mkdir()
+    result = runner.invoke(app, ["replay", str(tmp_path / "empty"), "--game", "0"])
     assert result.exit_code == 2 and "not a polsim run" in result.output
+    missing = runner.invoke(app, ["replay", str(tmp_path / "nothing"), "--game", "0"])
+    assert missing.exit_code == 2 and "there is no folder" in missing.output
 
 
 def test_a_game_whose_shard_is_missing_is_exit_2(polar_run, tmp_path):

@@ -43,7 +43,7 @@ def register(app: typer.Typer) -> None:
         delta: Annotated[float, typer.Option("--delta", help="Smallest score-rate change that matters (0.05 = 5 points).")] = 0.05,
         alpha: Annotated[float, typer.Option("--alpha", help="Probability of the SPRT (and, apart, of the verdict table) saying 'changed' when nothing changed; together at most ~2 alpha.")] = 0.05,
         beta: Annotated[float, typer.Option("--beta", help="Probability of saying 'unchanged' when it changed by delta.")] = 0.05,
-        batch: Annotated[int, typer.Option("--batch", help="Games between two looks of the SPRT.")] = 200,
+        batch: Annotated[int, typer.Option("--batch", help="Games between two looks of the SPRT, rounded up to whole shards of the baseline.")] = 200,
         max_games: Annotated[Optional[int], typer.Option("--max-games", help="Game limit (default: every baseline seed).")] = None,
         run_id: Annotated[Optional[str], typer.Option("--run-id", help="Candidate run folder name (default: <baseline>-regress…).")] = None,
         resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted regress run.")] = False,

@@ -35,6 +35,9 @@ def register(app: typer.Typer) -> None:
         from pipelines.storage import check_output_file
 
         try:
+            if turn is not None and not png:
+                raise UsageError(f"--turn {turn} picks the turn --png draws; add --png FILE, or drop --turn "
+                                 "(the --out page shows every turn)")
             for path, option in ((out, "--out"), (png, "--png")):
                 if path:
                     check_output_file(path, option)

@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Self-contained HTML report (opens offline): headline table, win-rate, score, length and fault plots.
 
-        Example: polsim report runs/polar-polar-9-1a2b3c4d5e runs/polar-polar-7-0f9e8d7c6b --out report.html
+        Example: polsim report runs/polar-polar-9-1a2b3c4d5e runs/polar-polar-11-0f9e8d7c6b --out report.html
         """
         from pipelines.report import write_report
         from rules.base import UsageError

@@ -99,9 +99,9 @@ class PolarityRules(RulesBase):
     fitted_lead: bool = Field(
         True, description="physics: a magnetic pair that crosses its reuse tolerance within a step is computed half a step ahead, or where it is, not a fixed share of a tolerance ahead of every step (which fed energy in); false = physics 0.17.0")
     lift_clinging: bool = Field(
-        True, description="physics, R6(3)/R8: a disc that tipped up onto the Action Disc in hand goes up with it though its rim still rests on the mat; false (with out_entirely=false, red_stays=false) = physics 0.19.0, which let go of the Action Disc onto it")
+        True, description="physics, R6(c)/R8: a disc that tipped up onto the Action Disc in hand goes up with it though its rim still rests on the mat; false (with out_entirely=false, red_stays=false) = physics 0.19.0, which let go of the Action Disc onto it")
     out_entirely: bool = Field(
-        True, description="physics, R6(5): a disc is out of bounds when all of it lies beyond the circle, seen from above; false (with lift_clinging=false, red_stays=false) = physics 0.19.0, by its centre")
+        True, description="physics, R6(e): a disc is out of bounds when all of it lies beyond the circle, seen from above; false (with lift_clinging=false, red_stays=false) = physics 0.19.0, by its centre")
     red_stays: bool = Field(
         True, description="physics: the red disc is never lifted away with the Action Disc in hand; pulled off, it falls where it hung; false (with lift_clinging=false, out_entirely=false) = physics 0.19.0, where it left the game (2 of seed 20's 384 no-red-death games)")
     converged_gap: bool = Field(
