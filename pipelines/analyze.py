@@ -94,6 +94,13 @@ def measure_scope(scope: Scope, groups=None, asked=()) -> dict[str, list[dict]]:
     return tables
 
 
+def on_request_offered(tables: dict) -> list[str]:
+    """The ``ON_REQUEST`` tables that may be asked for where ``tables`` were shown: those of a
+    measure group another of whose tables is shown (the run is of that group's game)."""
+    return [name for group in MEASURES.values() for name in group
+            if name in ON_REQUEST and name not in tables and set(group) & set(tables)]
+
+
 def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None, asked=()) -> dict[str, list[dict]]:
     """Every measure of the chosen groups (default: all) over the runs in ``con``; ``asked``: see ``measure_scope``."""
     return measure_scope(Scope.of(con, by, where), groups, asked)

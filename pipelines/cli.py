@@ -19,7 +19,7 @@ from pipelines.progress import games_progress
 from pipelines.render import Format, print_line, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
-from rules.base import StrategySpec, UsageError, get_game
+from rules.base import StrategySpec, UsageError, did_you_mean, get_game
 
 
 def _flags_show_no_value_type() -> None:
@@ -288,7 +288,9 @@ def analyze(
         if table:
             unknown = [t for t in table if t not in tables]
             if unknown:
-                raise UsageError(f"unknown --table {unknown[0]!r}; choose from: {', '.join(tables)}")
+                offered = [*tables, *analysis.on_request_offered(tables)]
+                raise UsageError(f"unknown --table {unknown[0]!r}{did_you_mean(unknown[0], offered)}; "
+                                 f"choose from: {', '.join(offered)}")
             tables = {t: tables[t] for t in table}
     except UsageError as exc:
         fail(str(exc))

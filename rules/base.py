@@ -64,6 +64,14 @@ class StrategyParams(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
+def did_you_mean(name: str, choices) -> str:
+    """' (did you mean X?)' for the choice nearest a misspelt ``name``, else ''."""
+    import difflib
+
+    near = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.75)
+    return f" (did you mean {near[0]}?)" if near else ""
+
+
 @dataclass(frozen=True)
 class StrategySpec:
     """A strategy named with its parameters, as written on the command line:
@@ -109,6 +117,9 @@ class StrategyDef:
             if not where:  # a check across parameters
                 raise UsageError(f"strategy {spec}: bad parameters: {err['msg'].removeprefix('Value error, ')}") from None
             known = ", ".join(self.params_model.model_fields) or "none"
+            if err["type"] == "extra_forbidden":
+                raise UsageError(f"strategy {spec}: unknown parameter {where}"
+                                 f"{did_you_mean(where, self.params_model.model_fields)}; parameters: {known}") from None
             raise UsageError(
                 f"strategy {spec}: bad parameter {where}: {err['msg']} (parameters: {known})"
             ) from None
@@ -183,7 +194,8 @@ class GameDef:
         unknown = sorted(set(overrides) - set(self.rules_model.model_fields))
         if unknown:
             known = ", ".join(self.rules_model.model_fields)
-            raise UsageError(f"unknown knob {unknown[0]!r} for {self.name}; knobs: {known}")
+            raise UsageError(f"unknown knob {unknown[0]!r} for {self.name}"
+                             f"{did_you_mean(unknown[0], self.rules_model.model_fields)}; knobs: {known}")
         try:
             return self.rules_model(**{**rules.model_dump(), **overrides})
         except ValidationError as exc:

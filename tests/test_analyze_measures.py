@@ -137,7 +137,7 @@ def test_analyze_table_repeated_prints_those_tables_in_the_order_given(tmp_path)
     assert res.exit_code == 0, res.output
     assert list(json.loads(res.stdout)) == ["length", "seats"]
     bad = runner.invoke(app, ["analyze", run, "--table", "seats", "--table", "sets"])
-    assert bad.exit_code == 2 and "unknown --table 'sets'; choose from: strategies" in bad.output
+    assert bad.exit_code == 2 and "unknown --table 'sets' (did you mean seats?); choose from: strategies" in bad.output
     assert bad.stdout == ""  # no table printed before the error
 
 
@@ -654,3 +654,11 @@ def test_polar_komi_table_says_when_a_seat_searches_with_the_komi(tmp_path):
                      games=6, seed=2, shard_size=6)
     rows = tables_of(run_experiment(exp, str(tmp_path), workers=0).uri)["komi"]
     assert [r["players_see_komi"] for r in rows] == [True]
+
+
+def test_an_unknown_table_offers_the_tables_computed_only_on_request_where_their_game_is():
+    from pipelines.analyze import on_request_offered
+
+    assert on_request_offered({"strategies": [], "opening_balance": []}) == ["openings"]     # a Polar run
+    assert on_request_offered({"strategies": [], "red_losses": []}) == []                    # a Polarity run
+    assert on_request_offered({"openings": [], "opening_balance": []}) == []                 # already there
