@@ -148,7 +148,10 @@ def _nothing_to_resume(root: Location, out: str, run_id: str, exp: Experiment) -
     for info in root.fs.get_file_info(FileSelector(root.path, allow_not_found=True)):
         other = root.child(info.base_name)
         if info.type == FileType.Directory and info.base_name != run_id and exists(other.child(mf.MANIFEST)):
-            spec = mf.load(other).get("spec", {})
+            try:
+                spec = mf.load(other).get("spec", {})
+            except UsageError:  # another folder's damage is not this run's error
+                continue
             if (spec.get("game"), spec.get("variant"), spec.get("seed")) == (exp.game, exp.variant, exp.seed):
                 kin.append(info.base_name)
     where = (f"; {out} holds {', '.join(sorted(kin)[:3])} of the same game, variant and seed, made with other "

@@ -172,6 +172,10 @@ def test_resume_with_a_changed_option_says_it_starts_another_run_and_names_the_f
     assert "there is no run" in text and "to resume: it starts from the first game" in text
     assert f"holds {made} of the same game, variant and seed" in text
     assert len(list(tmp_path.iterdir())) == 2
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "manifest.json").write_text("{not json")            # another folder's damage
+    again = runner.invoke(app, base + ["--seed", "5", "--resume"])
+    assert again.exit_code == 0 and "to resume: it starts from the first game" in flat(again.output)
     same = runner.invoke(app, base + ["--resume"])
     assert same.exit_code == 0 and "note:" not in same.output           # a run to finish: no note
     alone = runner.invoke(app, base[:-1] + [str(tmp_path / "empty"), "--resume"])
