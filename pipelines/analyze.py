@@ -135,6 +135,19 @@ def pooled_matchups(manifests: list[dict]) -> int:
                default=0)
 
 
+def self_play_note(matchups) -> str:
+    """What the strategies table counts when a strategy plays itself: each game twice."""
+    selves = sorted({a for a, b in matchups if a == b})
+    if not selves:
+        return ""
+    return (f"{', '.join(selves)} {'plays itself' if len(selves) == 1 else 'play themselves'}: the strategies "
+            "table counts each such game once for each seat, so twice; the seats table counts it once")
+
+
+def matchups_of(manifests: list[dict]) -> list[tuple]:
+    return [tuple(c.get("matchup", ())) for m in manifests for c in m.get("spec", {}).get("cells", [])]
+
+
 def default_keys(manifests: list[dict], by) -> list[str]:
     """``by``; else, for several runs, ``variant`` when it tells them apart, or ``run_id``, so no table pools
     them; and the knobs a run's cells set differently (``cell_keys``)."""

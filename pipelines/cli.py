@@ -208,7 +208,7 @@ def _report_run(result, seat_note: str, quiet: bool) -> None:
         print_line(err_console,
                    f"run {result.run_id}: {result.games_done} games in {result.seconds:.1f} s → {result.uri}")
         try:
-            con, _ = open_runs([result.uri])
+            con, manifests = open_runs([result.uri])
             tables = analysis.summarize(con)
             con.close()
         except (KeyboardInterrupt, Exception) as exc:  # Ctrl-C in a query comes back as duckdb's or arrow's error
@@ -221,6 +221,8 @@ def _report_run(result, seat_note: str, quiet: bool) -> None:
         print_tables({"strategies": _headline(tables["strategies"], "strategy"),
                       f"seats ({seat_note})": _headline(tables["seats"], "seat"),
                       **readable_tables(ends)}, Format.table, out_console)
+        if note := analysis.self_play_note(analysis.matchups_of(manifests)):
+            print_line(err_console, f"note: {note}")
     exit_if_games_failed(result)
 
 
@@ -283,7 +285,7 @@ def analyze(
         notes = [*grouping_notes(keys, by, len(runs), analysis.cell_keys(manifests),
                                  analysis.pooled_matchups(manifests)),
                  shared_run_id_note(runs, manifests), *stored_notes(con, runs, manifests),
-                 analysis.left_out_note(tables)]
+                 analysis.left_out_note(tables), analysis.self_play_note(analysis.matchups_of(manifests))]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table:
             unknown = [t for t in table if t not in tables]

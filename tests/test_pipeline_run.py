@@ -321,3 +321,20 @@ def test_a_report_says_what_seat_0_is_in_each_game():
     assert seat_note("polarity") == "seat 0 plays White and moves first"
     assert seat_note("polar, polarity") == ("polar: seat 0 proposes the opening; "
                                             "polarity: seat 0 plays White and moves first")
+
+
+def test_self_play_says_the_strategies_table_counts_each_game_twice(tmp_path):
+    """random vs random: the strategies table has one row, 2 x games (once per seat); a note
+    says so in the summary and in analyze (a docs audit found it unexplained)."""
+    res = runner.invoke(app, ["simulate", "--game", "polar", "--strategies", "random,random", "--games", "6",
+                              "--workers", "0", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    note = "random plays itself: the strategies table counts each such game once for each seat, so twice"
+    assert note in " ".join(res.output.split())
+    (run,) = tmp_path.iterdir()
+    again = runner.invoke(app, ["analyze", str(run), "--table", "strategies", "--format", "json"])
+    assert again.exit_code == 0 and note in " ".join(again.stderr.split())
+    assert json.loads(again.stdout)["strategies"][0]["games"] == 12
+    other = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "4",
+                                "--workers", "0", "--out", str(tmp_path / "two")])
+    assert other.exit_code == 0 and "plays itself" not in other.output
