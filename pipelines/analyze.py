@@ -129,10 +129,14 @@ def cell_keys(manifests: list[dict]) -> list[str]:
     return [f"rule_{k}" for k in knobs]
 
 
+def matchups_of(manifests: list[dict]) -> list[tuple]:
+    """Every cell's matchup, run by run."""
+    return [tuple(c.get("matchup", ())) for m in manifests for c in m.get("spec", {}).get("cells", [])]
+
+
 def pooled_matchups(manifests: list[dict]) -> int:
     """How many matchups the most varied run's cells play (a tournament: several, which tables pool)."""
-    return max((len({tuple(c.get("matchup", ())) for c in m.get("spec", {}).get("cells", [])}) for m in manifests),
-               default=0)
+    return max((len(set(matchups_of([m]))) for m in manifests), default=0)
 
 
 def self_play_note(matchups) -> str:
@@ -142,10 +146,6 @@ def self_play_note(matchups) -> str:
         return ""
     return (f"{', '.join(selves)} {'plays itself' if len(selves) == 1 else 'play themselves'}: the strategies "
             "table counts each such game once for each seat, so twice; the seats table counts it once")
-
-
-def matchups_of(manifests: list[dict]) -> list[tuple]:
-    return [tuple(c.get("matchup", ())) for m in manifests for c in m.get("spec", {}).get("cells", [])]
 
 
 def default_keys(manifests: list[dict], by) -> list[str]:

@@ -81,12 +81,11 @@ def seat_note(games: str) -> str:
     """What seat 0 is in the report's game(s) (``GameDef.seat_note``; ``games`` as ReportData.game)."""
     from rules.base import UsageError, get_game
 
-    names = games.split(", ")
     try:
-        return "; ".join(f"{name}: {get_game(name).seat_note}" if len(names) > 1 else get_game(name).seat_note
-                         for name in names)
+        notes = {name: get_game(name).seat_note for name in games.split(", ")}
     except UsageError:
         return "seat 0 moves first"
+    return "; ".join(f"{name}: {note}" for name, note in notes.items()) if len(notes) > 1 else next(iter(notes.values()))
 
 
 def label(row: dict, keys: list[str], default: str = "all games") -> str:

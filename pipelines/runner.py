@@ -258,8 +258,9 @@ def run_experiment(
     way: whole shards kept, the manifest written, ``status`` ``interrupted``."""
     t0 = time.perf_counter()
     prepared = prepare_run(exp, out, run_id, resume, overwrite, address, shard_size_given)
-    for note in prepared.notes if on_note else ():
-        on_note(note)
+    if on_note:
+        for note in prepared.notes:
+            on_note(note)
     with stop_on_signals() as stop:  # the manifest says 'running' from here: it must be written again
         exp, run, done, failed = prepared.exp, prepared.run, prepared.done, prepared.failed
         result = RunResult(prepared.manifest["run_id"], run.uri, exp.total_games)

@@ -21,7 +21,7 @@ from rules.polar.policies import MCTS
 from rules.polar.rng import seed_stream
 from rules.polar.strategies import SeatCode
 
-_COLOURS = {"black": core.BLACK, "white": core.WHITE, core.BLACK: core.BLACK, core.WHITE: core.WHITE}
+COLOURS = {"black": core.BLACK, "white": core.WHITE, core.BLACK: core.BLACK, core.WHITE: core.WHITE}
 _SYMBOLS = {"X": core.BLACK, "O": core.WHITE, ".": core.EMPTY}
 
 
@@ -43,7 +43,7 @@ class Board:
             for x, ch in enumerate(row.replace(" ", "")):
                 if _SYMBOLS[ch] != core.EMPTY:
                     board.setup((x, y), _SYMBOLS[ch])
-        board.st[6 * board.n + core.M_TO_MOVE] = _COLOURS[to_move]
+        board.st[6 * board.n + core.M_TO_MOVE] = COLOURS[to_move]
         return board
 
     def point(self, where) -> int:
@@ -56,22 +56,22 @@ class Board:
         p = self.point(where)
         if self.st[p] != core.EMPTY:
             raise ValueError(f"point {where} already holds a stone; set each point up once")
-        core.place(self.st, self.n, self.nbr, p, _COLOURS[colour], self._tmp)
+        core.place(self.st, self.n, self.nbr, p, COLOURS[colour], self._tmp)
 
     def is_legal(self, where, colour) -> bool:
         p = self.point(where)
         if self.st[p] != core.EMPTY:
             return False
-        return bool(core.is_legal(self.st, self.n, self.nbr, p, _COLOURS[colour]))
+        return bool(core.is_legal(self.st, self.n, self.nbr, p, COLOURS[colour]))
 
     def legal_moves(self, colour=None) -> list[int]:
-        c = self.to_move if colour is None else _COLOURS[colour]
+        c = self.to_move if colour is None else COLOURS[colour]
         out = np.zeros(self.n, np.int32)
         k = core.legal_moves(self.st, self.n, self.nbr, c, out)
         return sorted(int(p) for p in out[:k])
 
     def n_legal(self, colour=None) -> int:
-        c = self.to_move if colour is None else _COLOURS[colour]
+        c = self.to_move if colour is None else COLOURS[colour]
         return int(core.count_legal(self.st, self.n, self.nbr, c))
 
     @property

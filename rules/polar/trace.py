@@ -33,7 +33,7 @@ from rules.base import GameSpec
 from rules.polar import core
 from rules.polar.batch import play_batch
 from rules.polar.model import PolarRules
-from rules.polar.position import Board
+from rules.polar.position import COLOURS, Board
 
 
 def groups_of(board: Board) -> list[dict]:
@@ -55,10 +55,6 @@ def groups_of(board: Board) -> list[dict]:
 def stones_of(board: Board) -> list[list[int]]:
     colours = board.colours()
     return [[x, y, int(colours[y, x])] for y in range(board.size) for x in range(board.size) if colours[y, x] >= 0]
-
-
-def core_colour(name: str) -> int:
-    return core.BLACK if name == "black" else core.WHITE
 
 
 def _xy(point: int, size: int) -> list[int] | None:
@@ -83,7 +79,7 @@ def frames_from_turns(turns: list[dict], rules: PolarRules, colour_0: str) -> li
             board.setup(row["point"], "black")
             board.setup(row["point2"], "white")
         else:
-            if core_colour(row["colour"]) != board.to_move:
+            if COLOURS.get(row["colour"]) != board.to_move:
                 raise ValueError(f"turn {row['turn']} is {row['colour']}'s, but the other colour is to move")
             board.play(None if row["point"] < 0 else row["point"])
         frames.append({
