@@ -40,6 +40,26 @@ def _flags_show_no_value_type() -> None:
 
 _flags_show_no_value_type()
 
+
+def _usage_errors_in_one_line() -> None:
+    """click's own usage errors (an unknown option or command, a value that is not a number)
+    in one line, as polsim's are: ``error: No such option: --bogus; see polsim simulate --help``.
+    typer prints them in a five-line box under the usage."""
+    from typer import rich_utils
+
+    if not hasattr(rich_utils, "rich_format_error"):  # another typer: its errors as they come
+        return
+
+    def one_line(exc) -> None:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare `polsim`: its help is printed
+            return
+        ctx = getattr(exc, "ctx", None)
+        see = f"; see {ctx.command_path} --help" if ctx is not None else ""
+        message = " ".join(exc.format_message().split()).removesuffix(".")
+        print_line(err_console, ("error:", "bold red"), f" {message}{see}")
+
+    rich_utils.rich_format_error = one_line
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -47,6 +67,7 @@ app = typer.Typer(
 )
 out_console = Console()
 err_console = Console(stderr=True)
+_usage_errors_in_one_line()
 
 DEFAULT_GAME = "polarity"
 

@@ -376,3 +376,23 @@ def test_compare_and_regress_reject_a_negative_show(tmp_path):
     refused(tmp_path, ["compare", run.uri, run.uri, "--show", "-1"], "--show must be 0 or more (got -1)")
     refused(tmp_path, ["regress", run.uri, "--out", str(tmp_path / "regress"), "--show", "-1", "--workers", "0", "-q"],
             "--show must be 0 or more (got -1)")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "--bogus"], "error: No such option: --bogus"),
+    (["simulate", "--games", "abc"], "error: Invalid value for '--games' / '-n'"),
+    (["nosuch"], "error: No such command 'nosuch'"),
+    (["replay"], "error: Missing argument 'run'"),
+])
+def test_clicks_own_usage_errors_are_one_line_naming_the_help(args, message):
+    """Errors click finds before a command runs are one line too (typer boxed them under the usage)."""
+    res = runner.invoke(app, args, prog_name="polsim")
+    assert res.exit_code == 2, res.output
+    command = "polsim" if args == ["nosuch"] else f"polsim {args[0]}"
+    (line,) = res.output.strip().splitlines()
+    assert line.startswith(message) and line.endswith(f"; see {command} --help"), line
+
+
+def test_a_bare_polsim_prints_its_help_not_an_error():
+    res = runner.invoke(app, [])
+    assert "error:" not in res.output and "simulate" in res.output and "Usage" in res.output
