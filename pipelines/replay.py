@@ -23,6 +23,10 @@
    it (``GameDef.physics_restores``, for the knobs the run predates: Polarity's
    ``frame_turn=false`` plays physics 0.13.1, and so on back to 0.6.0); its
    ``physics_version`` column is then not compared (``Replay.restored``).
+   A knob whose default changed since the package that made the run is played
+   at its default then, unless the run's variant file or cell set it
+   (``GameDef.defaults_then``: Polarity's ``empty_stack_scoring`` was
+   ``after_resolution`` before polsim 0.22.0; ``Replay.defaults_then``).
    A run made by another polsim package has its ``package_version`` column
    compared with nothing: the version that made it is not an outcome of the
    game, every other value is (``Replay.made_by`` names it).
@@ -47,6 +51,7 @@ import pyarrow.parquet as pq
 
 from pipelines import manifest as mf
 from pipelines.dataset import unreadable_shard
+from pipelines.spec import Experiment
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game
 from workers.shard import package_version, play_games
@@ -84,6 +89,7 @@ class Replay:
     turns_stored: bool = True       # False: a --no-turns run; only its games row is compared
     predates: list[str] = field(default_factory=list)  # knobs added after the run was made (step 4)
     restored: dict[str, Any] = field(default_factory=dict)  # knobs that play the run's older physics (step 3)
+    defaults_then: dict[str, Any] = field(default_factory=dict)  # knobs at the default of the package that made it
     made_by: str | None = None      # the polsim package that made the run, when it is not this one (step 4)
 
     @property
@@ -107,10 +113,11 @@ class Replay:
         if self.made_by:
             notes.append(f"made by polsim {self.made_by}, replayed by {self.replayed.get('package_version')}")
         if self.restored:
-            knobs = ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in self.restored.items())
-            notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {knobs}, "
+            notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {_values(self.restored)}, "
                          "which plays it")
-        at_default = [k for k in self.predates if k not in self.restored]
+        if self.defaults_then:
+            notes.append(f"replayed with {_values(self.defaults_then)}, the default of polsim {self.made_by}")
+        at_default = [k for k in self.predates if k not in self.restored and k not in self.defaults_then]
         if at_default:
             notes.append(f"the run predates {_knobs(at_default)}: played at the default")
         return "".join(f" ({note})" for note in notes)
@@ -128,6 +135,10 @@ class Replay:
                 "is not deterministic)")
         return (f"REPRODUCIBILITY FAILURE: game {self.game_index} of {self.run_id} replayed differently from its "
                 f"stored row in {len(self.differences)} values{note}: {listed}" + (f"; and {more} more" if more > 0 else ""))
+
+
+def _values(knobs: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in knobs.items())
 
 
 def score_text(value: Any) -> str:
@@ -225,17 +236,20 @@ def replay(run_uri: str, game_index: int) -> Replay:
         raise UsageError(f"--game {game_index} is out of range: run {manifest['run_id']} has games "
                          f"0..{exp.total_games - 1}")
     stored, stored_turns = _stored_rows(run, manifest, game_index)
-    restore = restoring_knobs(get_game(exp.game), stored)
+    game_def = get_game(exp.game)
+    restore = restoring_knobs(game_def, stored)
+    then = defaults_then(game_def, exp, stored)
     # turns on: the page shows every turn, also of a run that stored none
-    played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1, restore)
+    played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1,
+                        {**then, **restore})
     (cell,), (spec,) = played.cells, played.specs
     replayed = played.games.to_pylist()[0]
     replayed_turns = sorted((t for t in played.turns.to_pylist() if t.get("game_index") == game_index),
                             key=_turn_key)
     rep = Replay(run_uri, manifest["run_id"], exp.game, game_index, spec, exp.cells[cell].label(),
                  stored, replayed, stored_turns, replayed_turns, turns_stored=exp.turns)
-    rep.restored = restore
-    rep.predates = knobs_the_run_predates(stored, replayed, spec.rules, restore)
+    rep.restored, rep.defaults_then = restore, then
+    rep.predates = knobs_the_run_predates(stored, replayed, spec.rules, {**then, **restore})
     skip = {f"rule_{k}" for k in rep.predates}
     if rep.predates and stored.get("variant_hash") == spec.rules.variant_hash(without=rep.predates):
         skip.add("variant_hash")
@@ -258,6 +272,17 @@ def restoring_knobs(game_def: GameDef, stored: dict) -> dict[str, Any]:
     if not made or made == game_def.physics_version():
         return {}
     return {k: v for k, v in game_def.physics_restores(made).items() if f"rule_{k}" not in stored}
+
+
+def defaults_then(game_def: GameDef, exp: Experiment, stored: dict) -> dict[str, Any]:
+    """Knobs whose default changed since the polsim package that made the stored game (its
+    row's ``package_version``), at their default then (``GameDef.defaults_then``), but
+    those the run's variant file sets (its cells' overrides are applied over these)."""
+    made = stored.get("package_version")
+    if not made or made == package_version():
+        return {}
+    set_by_variant = game_def.variant(exp.variant).model_fields_set
+    return {k: v for k, v in game_def.defaults_then(made).items() if k not in set_by_variant}
 
 
 def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase, restore: dict | None = None) -> list[str]:

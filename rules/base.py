@@ -72,6 +72,21 @@ def did_you_mean(name: str, choices) -> str:
     return f" (did you mean {near[0]}?)" if near else ""
 
 
+def before_version(changes, version: str) -> dict[str, Any]:
+    """The knob values ``changes`` ((version that changed it, knob, value before), newest
+    first) restore for something made by ``version`` ("0.19.0"): every knob a later version
+    changed, at its value before; ``{}`` for a ``version`` that is not a version number."""
+    try:
+        made = tuple(int(part) for part in version.split("."))
+    except ValueError:
+        return {}
+    found: dict[str, Any] = {}
+    for since, knob, value in changes:
+        if made < since:
+            found[knob] = value  # a knob changed twice: the older change, listed later, wins
+    return found
+
+
 @dataclass(frozen=True)
 class StrategySpec:
     """A strategy named with its parameters, as written on the command line:
@@ -161,6 +176,8 @@ class GameDef:
     seat_note: str = "seat 0 moves first"  # what seat 0 is, for seat tables' titles
     # physics version -> the knob values that play games as that version did (for replays of old runs)
     physics_restores: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
+    # polsim package version -> the knobs whose default changed since, at their default then
+    defaults_then: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
 
     def shard_size_for(self, matchups, default: int | None = None) -> int:
         """Games per shard for these matchups: ``default`` (else ``shard_size``), or fewer

@@ -433,12 +433,13 @@ def test_r8_r17_last_disc_ends_the_game_even_if_the_fault_refills_the_stack():
     assert game.table.stacks[0] == 1  # emptied by the last disc, refilled by R9: the end stands
 
 
-@pytest.mark.parametrize("scoring, scored_stack", [("after_resolution", 1), ("when_emptied", 0)])
+@pytest.mark.parametrize("scoring, scored_stack", [(None, 0), ("when_emptied", 0), ("after_resolution", 1)])
 def test_r17_r18_the_stack_the_last_disc_emptied_scores_as_empty_stack_scoring_says(scoring, scored_stack):
-    """"Proceed to scoring immediately": scored when it emptied, White's stack is empty, though the
-    same move's fault returned a disc to it (R9; a helper's rules review: 0-6 of 384 stored games a
-    run change winner)."""
-    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=3, empty_stack_scoring=scoring)
+    """"Proceed to scoring immediately": scored when it emptied (the default since polsim 0.22.0),
+    White's stack is empty, though the same move's fault returned a disc to it (R9; a helper's
+    rules review: 0-6 of 384 stored games a run change winner)."""
+    knob = {} if scoring is None else {"empty_stack_scoring": scoring}
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=3, **knob)
     game = make_game([], rules=rules)
     game.sim.script = [leans_and_knocks_out(own_hosts(game, 1)[0].id)]
     with pytest.raises(GameOver) as end:

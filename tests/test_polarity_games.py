@@ -22,13 +22,23 @@ def specs(n, a="cautious", b="aggressive", rules=SHORT, run_seed=11):
     return [GameSpec(i, game_seed(run_seed, i), "short", rules, pair if i % 2 == 0 else pair[::-1]) for i in range(n)]
 
 
+def scored_stacks(game: dict, turns: list[dict], rules: PolarityRules) -> list[int]:
+    """The stacks R18 scores: as the last turn left them, but after an R17 end under
+    ``empty_stack_scoring=when_emptied`` the last mover's, whose last disc emptied it,
+    is empty whatever that move's fault returned to it."""
+    stacks = [turns[-1]["stack_0"], turns[-1]["stack_1"]]
+    if rules.empty_stack_scoring == "when_emptied" and game["end_reason"] == "stack_empty":
+        stacks[turns[-1]["player"]] = 0
+    return stacks
+
+
 def check_books(game: dict, turns: list[dict], rules: PolarityRules):
     """Every game ends legally, its scores add up from its turns, and no disc is lost."""
     assert game["status"] == "ok", game["error"]
     assert game["end_reason"] in LEGAL_ENDS
-    for s in (0, 1):
-        assert game[f"score_{s}"] == game[f"tower_discs_{s}"] - game[f"stack_{s}"]
-        assert turns[-1][f"score_{s}"] == game[f"score_{s}"]
+    for s, stack in enumerate(scored_stacks(game, turns, rules)):
+        assert game[f"stack_{s}"] == stack and game[f"tower_discs_{s}"] == turns[-1][f"tower_discs_{s}"]
+        assert game[f"score_{s}"] == game[f"tower_discs_{s}"] - stack
     if game["loser"] is not None:
         assert game["winner"] == 1 - game["loser"]
     elif game["end_reason"] != "step_budget":

@@ -112,32 +112,46 @@ def test_a_still_image_of_a_polarity_turn(games, tmp_path):
 PREVIOUS = {"lift_clinging": False, "out_entirely": False, "red_stays": False}    # what plays physics 0.19.0
 
 
-def made_under_physics_0_19_0(tmp_path) -> str:
-    """A small run as physics 0.19.0's code stored it: played with the knobs that restore
-    it (0.19.0 bit for bit, tests/test_physics_substeps.py), its rows naming physics
-    0.19.0, with no rule columns of those knobs, its variant hash and cell made without them."""
+def stored_as_made_by(tmp_path, played_with: dict, versions: dict, dropped: tuple = (), seed: int = 3) -> str:
+    """A small run as older code stored it: played with ``played_with`` (what that code did
+    unasked), its spec and cell label naming only SMALL, its rows and manifest naming the
+    older ``versions`` (``physics_version``, ``package_version``), without the rule columns
+    of the knobs ``dropped`` (those that code did not have), its variant hash the played rules'."""
     import json
     import os
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    played = Cell(matchup=("aggressive", "cautious"), overrides={**SMALL, **PREVIOUS})
-    exp = Experiment(game="polarity", variant="standard", cells=(played,), games=2, seed=3, shard_size=2)
+    played = Cell(matchup=("aggressive", "cautious"), overrides={**SMALL, **played_with})
+    exp = Experiment(game="polarity", variant="standard", cells=(played,), games=2, seed=seed, shard_size=2)
     uri = run_experiment(exp, str(tmp_path), workers=0).uri
     shard = os.path.join(uri, "games", "shard-00000.parquet")
-    table = pq.read_table(shard).drop_columns([f"rule_{k}" for k in PREVIOUS])
-    old_hash = table["variant_hash"][0].as_py()
+    table = pq.read_table(shard).drop_columns([f"rule_{k}" for k in dropped])
     label = Cell(matchup=played.matchup, overrides=SMALL).label()
-    for name, value in (("physics_version", "0.19.0"), ("variant_hash", old_hash), ("cell_label", label)):
+    for name, value in (*versions.items(), ("cell_label", label)):
         table = table.set_column(table.schema.get_field_index(name), name, pa.array([value] * table.num_rows))
     pq.write_table(table, shard)
     path = os.path.join(uri, "manifest.json")
     manifest = json.load(open(path))
     manifest["spec"]["cells"][0]["overrides"] = SMALL
-    manifest["physics_version"] = "0.19.0"
+    manifest.update(versions)
     json.dump(manifest, open(path, "w"))
     return uri
+
+
+def made_under_physics_0_19_0(tmp_path) -> str:
+    """Played with the knobs that restore physics 0.19.0 (bit for bit, tests/test_physics_substeps.py)."""
+    return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.19.0"}, dropped=tuple(PREVIOUS))
+
+
+SCORED_THEN = {"empty_stack_scoring": "after_resolution"}   # polsim 0.21.0's default
+
+
+def made_by_polsim_0_21_0(tmp_path) -> str:
+    """Scored as polsim 0.21.0 scored every game; seed 29's game 1 ends with a refilled stack
+    (R17: White's last disc knocks a disc out, R9), so the default then changes its score."""
+    return stored_as_made_by(tmp_path, SCORED_THEN, {"package_version": "0.21.0"}, seed=29)
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
@@ -184,3 +198,48 @@ def test_without_its_restoring_knobs_a_run_of_the_previous_physics_does_not_repl
     reps = [replay(uri, game) for game in range(2)]
     assert not all(rep.reproduced for rep in reps)
     assert all("physics_version" in rep.failure_message() for rep in reps if not rep.reproduced)
+
+
+def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
+    from rules.polarity.model import defaults_then
+
+    assert defaults_then("0.21.0") == defaults_then("0.6.0") == SCORED_THEN
+    assert defaults_then("0.22.0") == {} and defaults_then("not a version") == {}
+
+
+def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
+    import dataclasses
+
+    import pipelines.replay as replay_module
+    from rules.base import get_game
+    from rules.polarity.model import PolarityRules
+
+    game = get_game("polarity")
+    exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("random", "random")),), games=1,
+                     seed=1, shard_size=1)
+    old = {"package_version": "0.21.0"}
+    assert replay_module.defaults_then(game, exp, old) == SCORED_THEN
+    assert replay_module.defaults_then(game, exp, {"package_version": replay_module.package_version()}) == {}
+    sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
+    assert replay_module.defaults_then(sets_it, exp, old) == {}
+
+
+def test_a_run_made_by_the_previous_package_replays_with_its_default_then(tmp_path):
+    uri = made_by_polsim_0_21_0(tmp_path)
+    for game in range(2):
+        rep = replay(uri, game)
+        assert rep.reproduced, rep.failure_message()
+        assert rep.defaults_then == SCORED_THEN and rep.predates == [] and rep.made_by == "0.21.0"
+        assert "replayed with empty_stack_scoring=after_resolution, the default of polsim 0.21.0" in rep.summary()
+
+
+def test_under_todays_default_the_previous_packages_refilled_stack_does_not_replay(tmp_path, monkeypatch):
+    """The control: scored as this package scores (when_emptied), both rows differ in the knob
+    and the variant hash, and game 1's refilled stack scores empty, so its score differs too."""
+    import pipelines.replay as replay_module
+
+    uri = made_by_polsim_0_21_0(tmp_path)
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, stored: {})
+    knob = {"rule_empty_stack_scoring", "variant_hash"}
+    assert {d.column for d in replay(uri, 0).differences} == knob
+    assert {d.column for d in replay(uri, 1).differences} >= knob | {"score_0", "stack_0"}

@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from rules.base import RulesBase, UsageError
+from rules.base import RulesBase, UsageError, before_version
 
 VARIANTS_DIR = Path(__file__).parent / "variants"
 
@@ -62,9 +62,10 @@ class PolarityRules(RulesBase):
     no_colour_loses: bool = Field(True, description="R16: a player with no disc showing their colour loses")
     end_when: Literal["stack_empty", "both_stacks_empty"] = Field(
         "stack_empty", description="R17: the game ends when one stack, or both, is empty")
-    empty_stack_scoring: Literal["after_resolution", "when_emptied"] = Field(
-        "after_resolution", description="R17/R18: a stack the last disc emptied is scored with the discs that move's "
-        "fault returned to it (R8, R9), or empty, the game being over when it emptied ('proceed to scoring immediately')")
+    empty_stack_scoring: Literal["when_emptied", "after_resolution"] = Field(
+        "when_emptied", description="R17/R18: a stack the last disc emptied is scored empty, the game being over when "
+        "it emptied ('proceed to scoring immediately'), or with the discs that move's fault returned to it (R8, R9), "
+        "as polsim before 0.22.0 scored it")
     settle_budget_s: float = Field(4.0, gt=0, description="R19: simulated seconds an episode may take to come to rest")
     unsettled: Literal["freeze", "end_game"] = Field(
         "freeze", description="R19: an episode not at rest within the budget is frozen and read, or ends the game (step_budget)")
@@ -115,6 +116,19 @@ class PolarityRules(RulesBase):
             raise ValueError(f"stack_size ({self.stack_size}) must be greater than foundations "
                              f"({self.foundations}): each player needs a disc left after setup")
         return self
+
+
+# Each knob whose default changed: (the polsim version that changed it, knob, its default
+# before), newest first. A run made by an earlier polsim played the default before
+# wherever its variant file and cell left the knob unset (replays restore it).
+DEFAULTS_BEFORE = (
+    ((0, 22, 0), "empty_stack_scoring", "after_resolution"),
+)
+
+
+def defaults_then(package_version: str) -> dict:
+    """The knobs whose default changed after polsim ``package_version``, at their default then."""
+    return before_version(DEFAULTS_BEFORE, package_version)
 
 
 def _read_variant(path: Path) -> PolarityRules:

@@ -41,6 +41,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from rules.base import before_version
+
 
 @dataclass(frozen=True)
 class Geometry:
@@ -83,11 +85,7 @@ def physics_restores(version: str) -> dict:
     """The knobs that play games as physics ``version`` did (for replays of runs made
     with it): every knob a later version brought, at its restoring value; ``{}`` for
     this version or one that is not a version number."""
-    try:
-        made = tuple(int(part) for part in version.split("."))
-    except ValueError:
-        return {}
-    return {knob: value for since, knob, value in RESTORES if made < since}
+    return before_version(RESTORES, version)
 
 
 # the rules' physics knobs passed to the core: these when set (None: the core's default) ...
