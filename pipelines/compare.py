@@ -51,7 +51,7 @@ import numpy as np
 from pipelines import manifest as mf
 from pipelines.dataset import columns, distinct_runs, open_runs
 from pipelines.play_turns import play_turns_sql
-from pipelines.spec import Experiment, resolve_cell_rules
+from pipelines.spec import Experiment, defaults_then, resolve_cell_rules
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
 from rules.base import UsageError, get_game
@@ -182,14 +182,16 @@ def _knob_changes(before: dict, after: dict) -> str:
     return ", ".join(f"{k} {before[k]} → {after[k]}" for k in before if before[k] != after[k])
 
 
-def rule_notes(base: Experiment, cand: Experiment) -> list[str]:
+def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, str | None] = (None, None)) -> list[str]:
     """The knobs whose values differ between the runs, cell by cell (one note
-    when every cell differs alike), resolved from variant and overrides; or
+    when every cell differs alike), resolved from variant and overrides with
+    the defaults of the polsim packages that made them (``made_by``); or
     that the rules are the same, when the variants' names differ."""
     game = get_game(base.game)
+    then = [defaults_then(game, exp, made) for exp, made in zip((base, cand), made_by)]
     try:
-        changes = [_knob_changes(resolve_cell_rules(game, base, x).model_dump(mode="json"),
-                                 resolve_cell_rules(game, cand, y).model_dump(mode="json"))
+        changes = [_knob_changes(resolve_cell_rules(game, base, x, then[0]).model_dump(mode="json"),
+                                 resolve_cell_rules(game, cand, y, then[1]).model_dump(mode="json"))
                    for x, y in zip(base.cells, cand.cells)]
     except UsageError as exc:  # a variant or knob this polsim no longer has
         return [f"the rules could not be resolved to tell what differs ({exc})"]
@@ -223,7 +225,8 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
     if np.any(rows["s0_a"] != rows["s0_b"]) or np.any(rows["s1_a"] != rows["s1_b"]):
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
-    notes = (rule_notes(exp_a, exp_b) + _provenance_notes(man_a, man_b, names)
+    made_by = (man_a.get("package_version"), man_b.get("package_version"))
+    notes = (rule_notes(exp_a, exp_b, made_by) + _provenance_notes(man_a, man_b, names)
              + _notes(n_a, n_b, int((~ok).sum()), (exp_a, exp_b), names))
     return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
 

@@ -51,7 +51,7 @@ import pyarrow.parquet as pq
 
 from pipelines import manifest as mf
 from pipelines.dataset import unreadable_shard
-from pipelines.spec import Experiment
+from pipelines.spec import defaults_then
 from pipelines.storage import SHARD_NAME, exists, locate
 from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game
 from workers.shard import package_version, play_games
@@ -238,7 +238,7 @@ def replay(run_uri: str, game_index: int) -> Replay:
     stored, stored_turns = _stored_rows(run, manifest, game_index)
     game_def = get_game(exp.game)
     restore = restoring_knobs(game_def, stored)
-    then = defaults_then(game_def, exp, stored)
+    then = defaults_then(game_def, exp, stored.get("package_version"))
     # turns on: the page shows every turn, also of a run that stored none
     played = play_games(exp.model_copy(update={"turns": True}), manifest["run_id"], game_index, 1,
                         {**then, **restore})
@@ -272,17 +272,6 @@ def restoring_knobs(game_def: GameDef, stored: dict) -> dict[str, Any]:
     if not made or made == game_def.physics_version():
         return {}
     return {k: v for k, v in game_def.physics_restores(made).items() if f"rule_{k}" not in stored}
-
-
-def defaults_then(game_def: GameDef, exp: Experiment, stored: dict) -> dict[str, Any]:
-    """Knobs whose default changed since the polsim package that made the stored game (its
-    row's ``package_version``), at their default then (``GameDef.defaults_then``), but
-    those the run's variant file sets (its cells' overrides are applied over these)."""
-    made = stored.get("package_version")
-    if not made or made == package_version():
-        return {}
-    set_by_variant = game_def.variant(exp.variant).model_fields_set
-    return {k: v for k, v in game_def.defaults_then(made).items() if k not in set_by_variant}
 
 
 def knobs_the_run_predates(stored: dict, replayed: dict, rules: RulesBase, restore: dict | None = None) -> list[str]:

@@ -150,8 +150,19 @@ def grid_shard_size(game: GameDef, shard_size: int | None, cells: tuple[Cell, ..
 
 def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell, restore: dict[str, Any] | None = None) -> RulesBase:
     """A cell's rules: its variant with its overrides (and under them ``restore``: knobs a
-    replay sets to play a run made under an earlier physics, ``GameDef.physics_restores``)."""
+    replay sets to play a run made under an earlier physics, ``GameDef.physics_restores``,
+    or by an earlier package, ``defaults_then``)."""
     return game.with_overrides(game.variant(exp.variant), {**(restore or {}), **cell.overrides})
+
+
+def defaults_then(game: GameDef, exp: Experiment, made_by: str | None) -> dict[str, Any]:
+    """The knobs whose default changed since polsim ``made_by`` made the run of ``exp``, at
+    their default then (``GameDef.defaults_then``; ``{}`` for this package or an unknown
+    one), but those the run's variant file sets: its cells' overrides go over these."""
+    if not made_by:
+        return {}
+    set_by_variant = game.variant(exp.variant).model_fields_set
+    return {k: v for k, v in game.defaults_then(made_by).items() if k not in set_by_variant}
 
 
 @dataclass(frozen=True)

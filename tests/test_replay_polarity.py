@@ -210,18 +210,17 @@ def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
 def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
     import dataclasses
 
-    import pipelines.replay as replay_module
+    from pipelines.spec import defaults_then
     from rules.base import get_game
     from rules.polarity.model import PolarityRules
 
     game = get_game("polarity")
     exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("random", "random")),), games=1,
                      seed=1, shard_size=1)
-    old = {"package_version": "0.21.0"}
-    assert replay_module.defaults_then(game, exp, old) == SCORED_THEN
-    assert replay_module.defaults_then(game, exp, {"package_version": replay_module.package_version()}) == {}
+    assert defaults_then(game, exp, "0.21.0") == SCORED_THEN
+    assert defaults_then(game, exp, "0.22.0") == defaults_then(game, exp, None) == {}
     sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
-    assert replay_module.defaults_then(sets_it, exp, old) == {}
+    assert defaults_then(sets_it, exp, "0.21.0") == {}
 
 
 def test_a_run_made_by_the_previous_package_replays_with_its_default_then(tmp_path):
@@ -239,7 +238,20 @@ def test_under_todays_default_the_previous_packages_refilled_stack_does_not_repl
     import pipelines.replay as replay_module
 
     uri = made_by_polsim_0_21_0(tmp_path)
-    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, stored: {})
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: {})
     knob = {"rule_empty_stack_scoring", "variant_hash"}
     assert {d.column for d in replay(uri, 0).differences} == knob
     assert {d.column for d in replay(uri, 1).differences} >= knob | {"score_0", "stack_0"}
+
+
+def test_compare_notes_the_default_that_changed_between_the_packages_that_made_two_runs(tmp_path):
+    """A run of polsim 0.21.0 against the same spec played today: the rules differ in the
+    scoring default, though neither run's spec names the knob."""
+    from pipelines.compare import match_runs
+
+    old = made_by_polsim_0_21_0(tmp_path / "old")
+    exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("aggressive", "cautious"), overrides=SMALL),),
+                     games=2, seed=29, shard_size=2)
+    new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
+    notes = match_runs(old, new).notes
+    assert "rules changed: empty_stack_scoring after_resolution → when_emptied" in notes, notes
