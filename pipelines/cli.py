@@ -297,6 +297,7 @@ def analyze(
     from pipelines.dataset import run_labels, shared_run_id_note, stored_notes
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
+    from pipelines.pooling import mixed_rules_note
     from pipelines.replay import point_at_games
 
     try:
@@ -306,7 +307,8 @@ def analyze(
         notes = [*grouping_notes(keys, by, len(runs), analysis.cell_keys(manifests),
                                  analysis.pooled_matchups(manifests)),
                  shared_run_id_note(runs, manifests), *stored_notes(con, runs, manifests),
-                 analysis.left_out_note(tables), analysis.self_play_note(analysis.matchups_of(manifests))]
+                 analysis.left_out_note(tables), analysis.self_play_note(analysis.matchups_of(manifests)),
+                 mixed_rules_note(manifests, run_labels(runs, manifests), by, where)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))
         if table:
             unknown = [t for t in table if t not in tables]

@@ -1,0 +1,89 @@
+"""Games that ``analyze --by`` pools though they were played under other rules.
+
+Without ``--by`` the tables keep runs apart (by variant, else run id) and a
+sweep's cells apart (by the knobs they set): ``analyze.default_keys``. A
+``--by`` that does not tell two runs, or two cells, apart pools their games:
+seeds 20 and 21 of one spec under ``--by variant`` is the point of it. The
+same under other rules is not: a run of ``--set foundations=3`` beside a
+standard one, a run of an older polsim whose default differed
+(``spec.defaults_then``), or one made under an older physics.
+
+``mixed_rules_note(manifests, labels, by, where)`` names what differs inside
+a group of pooled games, with the ``--by`` key that keeps it apart; ``""``
+when nothing does, or a ``--where`` names the knob. Each run's rules are
+resolved per cell as it played them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pipelines import manifest as mf
+from pipelines.spec import defaults_then, resolve_cell_rules
+from rules.base import UsageError, get_game
+
+PHYSICS = "physics_version"
+RUN_KEYS = ("variant", "package_version", PHYSICS)  # --by keys a run has one value of
+MAX_LISTED = 3
+
+
+def played_under(manifest: dict) -> list[dict[str, Any]]:
+    """Each cell's knob values as the run played them, and its physics version (``PHYSICS``)."""
+    exp = mf.experiment_of(manifest)
+    game = get_game(exp.game)
+    then = defaults_then(game, exp, manifest.get("package_version"))
+    return [{**resolve_cell_rules(game, exp, cell, then).model_dump(mode="json"), PHYSICS: manifest.get(PHYSICS)}
+            for cell in exp.cells]
+
+
+def _group_key(manifest: dict, rules: dict, by: list[str]) -> tuple:
+    """What ``by`` says of a cell's games, as far as it is the same for all of them."""
+    key = []
+    for k in by:
+        if k == "variant":
+            key.append(manifest.get("spec", {}).get("variant"))
+        elif k in RUN_KEYS:
+            key.append(manifest.get(k))
+        elif k.startswith("rule_"):
+            key.append(repr(rules.get(k.removeprefix("rule_"))))
+    return tuple(key)
+
+
+def _column(condition: str) -> str:
+    """The column a ``--where`` condition names (``rule_swap=false`` -> ``rule_swap``)."""
+    return re.split(r"[<>=!]", condition, maxsplit=1)[0].strip()
+
+
+def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], where: list[str] = ()) -> str:
+    """The knobs (and physics) that differ between games the tables pool, and how to keep them apart."""
+    if not by or "run_id" in by:
+        return ""
+    filtered = {_column(w) for w in where}
+    groups: dict[tuple, list[tuple[str, dict]]] = {}
+    try:
+        for label, manifest in zip(labels, manifests):
+            for rules in played_under(manifest):
+                groups.setdefault(_group_key(manifest, rules, by), []).append((label, rules))
+    except UsageError:  # a variant or knob this polsim no longer has: nothing to tell
+        return ""
+    mixed: dict[str, dict[str, list[str]]] = {}
+    for members in groups.values():
+        for knob in members[0][1]:
+            where: dict[str, list[str]] = {}
+            for label, rules in members:
+                where.setdefault(str(rules[knob]), [])
+                if label not in where[str(rules[knob])]:
+                    where[str(rules[knob])].append(label)
+            column = PHYSICS if knob == PHYSICS else f"rule_{knob}"
+            if len(where) > 1 and column not in filtered:
+                mixed.setdefault(knob, where)
+    if not mixed:
+        return ""
+    listed = "; ".join(f"{'physics' if knob == PHYSICS else knob} "
+                       + ", ".join(f"{value} in {' '.join(runs)}" for value, runs in where.items())
+                       for knob, where in list(mixed.items())[:MAX_LISTED])
+    more = f" (and {len(mixed) - MAX_LISTED} more knobs)" if len(mixed) > MAX_LISTED else ""
+    keys = " or ".join(f"--by {PHYSICS if knob == PHYSICS else 'rule_' + knob}" for knob in list(mixed)[:MAX_LISTED])
+    return (f"the tables pool games played under other rules, which --by does not tell apart: {listed}{more}; "
+            f"add --by run_id or {keys} to keep them apart")
