@@ -24,7 +24,7 @@ from pipelines.spec import defaults_then, resolve_cell_rules
 from rules.base import UsageError, get_game
 
 PHYSICS = "physics_version"
-RUN_KEYS = ("variant", "package_version", PHYSICS)  # --by keys a run has one value of
+RUN_KEYS = ("game", "variant", "package_version", PHYSICS)  # --by keys a run has one value of
 MAX_LISTED = 3
 
 
@@ -41,8 +41,8 @@ def _group_key(manifest: dict, rules: dict, by: list[str]) -> tuple:
     """What ``by`` says of a cell's games, as far as it is the same for all of them."""
     key = []
     for k in by:
-        if k == "variant":
-            key.append(manifest.get("spec", {}).get("variant"))
+        if k in ("game", "variant"):
+            key.append(manifest.get("spec", {}).get(k))
         elif k in RUN_KEYS:
             key.append(manifest.get(k))
         elif k.startswith("rule_"):
@@ -69,12 +69,12 @@ def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], wh
         return ""
     mixed: dict[str, dict[str, list[str]]] = {}
     for members in groups.values():
-        for knob in members[0][1]:
+        for knob in dict.fromkeys(k for _, rules in members for k in rules):
             where: dict[str, list[str]] = {}
             for label, rules in members:
-                where.setdefault(str(rules[knob]), [])
-                if label not in where[str(rules[knob])]:
-                    where[str(rules[knob])].append(label)
+                runs = where.setdefault(str(rules.get(knob, "unset")), [])
+                if label not in runs:
+                    runs.append(label)
             column = PHYSICS if knob == PHYSICS else f"rule_{knob}"
             if len(where) > 1 and column not in filtered:
                 mixed.setdefault(knob, where)

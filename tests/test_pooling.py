@@ -63,3 +63,10 @@ def test_analyze_prints_the_note_for_pooled_runs_of_other_rules(tmp_path):
     assert "note: the tables pool games played under other rules, which --by does not tell apart: sides 6 in" in res.output
     res = CliRunner().invoke(app, ["analyze", *runs, "--by", "strategy", "--by", "rule_sides", "--table", "strategies"])
     assert "other rules" not in res.output
+
+
+def test_runs_of_two_games_kept_apart_by_game_need_no_note_and_pooled_name_the_knobs_one_lacks():
+    polar = mf.new_manifest(Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("random", "random")),),
+                                       games=2, seed=3, shard_size=2), "p", "0.22.0", "")
+    assert mixed_rules_note([manifest(), polar], ["t", "p"], ["game"]) == ""
+    assert "sides 6 in t, unset in p" in mixed_rules_note([manifest(), polar], ["t", "p"], ["strategy"])
