@@ -37,14 +37,19 @@ def played_under(manifest: dict) -> list[dict[str, Any]]:
             for cell in exp.cells]
 
 
-def _group_key(manifest: dict, rules: dict, by: list[str]) -> tuple:
-    """What ``by`` says of a cell's games, as far as it is the same for all of them."""
+def _group_key(manifest: dict, cell: int, rules: dict, by: list[str]) -> tuple:
+    """What ``by`` says of the games of a run's ``cell``, as far as it is the same for all of them
+    (a key such as ``strategy`` splits every cell alike, so it tells no cell from another)."""
     key = []
     for k in by:
         if k in ("game", "variant"):
             key.append(manifest.get("spec", {}).get(k))
         elif k in RUN_KEYS:
             key.append(manifest.get(k))
+        elif k == "cell":
+            key.append(cell)
+        elif k == "cell_label":
+            key.append(mf.experiment_of(manifest).cells[cell].label())
         elif k.startswith("rule_"):
             key.append(repr(rules.get(k.removeprefix("rule_"))))
     return tuple(key)
@@ -63,26 +68,26 @@ def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], wh
     groups: dict[tuple, list[tuple[str, dict]]] = {}
     try:
         for label, manifest in zip(labels, manifests):
-            for rules in played_under(manifest):
-                groups.setdefault(_group_key(manifest, rules, by), []).append((label, rules))
+            for cell, rules in enumerate(played_under(manifest)):
+                groups.setdefault(_group_key(manifest, cell, rules, by), []).append((label, rules))
     except UsageError:  # a variant or knob this polsim no longer has: nothing to tell
         return ""
     mixed: dict[str, dict[str, list[str]]] = {}
     for members in groups.values():
         for knob in dict.fromkeys(k for _, rules in members for k in rules):
-            where: dict[str, list[str]] = {}
+            runs_by_value: dict[str, list[str]] = {}
             for label, rules in members:
-                runs = where.setdefault(str(rules.get(knob, "unset")), [])
+                runs = runs_by_value.setdefault(str(rules.get(knob, "unset")), [])
                 if label not in runs:
                     runs.append(label)
             column = PHYSICS if knob == PHYSICS else f"rule_{knob}"
-            if len(where) > 1 and column not in filtered:
-                mixed.setdefault(knob, where)
+            if len(runs_by_value) > 1 and column not in filtered:
+                mixed.setdefault(knob, runs_by_value)
     if not mixed:
         return ""
     listed = "; ".join(f"{'physics' if knob == PHYSICS else knob} "
-                       + ", ".join(f"{value} in {' '.join(runs)}" for value, runs in where.items())
-                       for knob, where in list(mixed.items())[:MAX_LISTED])
+                       + ", ".join(f"{value} in {' '.join(runs)}" for value, runs in runs_by_value.items())
+                       for knob, runs_by_value in list(mixed.items())[:MAX_LISTED])
     more = f" (and {len(mixed) - MAX_LISTED} more knobs)" if len(mixed) > MAX_LISTED else ""
     keys = " or ".join(f"--by {PHYSICS if knob == PHYSICS else 'rule_' + knob}" for knob in list(mixed)[:MAX_LISTED])
     return (f"the tables pool games played under other rules, which --by does not tell apart: {listed}{more}; "

@@ -70,3 +70,12 @@ def test_runs_of_two_games_kept_apart_by_game_need_no_note_and_pooled_name_the_k
                                        games=2, seed=3, shard_size=2), "p", "0.22.0", "")
     assert mixed_rules_note([manifest(), polar], ["t", "p"], ["game"]) == ""
     assert "sides 6 in t, unset in p" in mixed_rules_note([manifest(), polar], ["t", "p"], ["strategy"])
+
+
+def test_a_sweeps_cells_split_by_cell_need_no_note_and_pooled_by_strategy_are_named():
+    exp = Experiment(game="toy", variant="standard", games=4, seed=3, shard_size=2,
+                     cells=tuple(Cell(matchup=("loaded", "fair"), overrides={"sides": n}) for n in (6, 20)))
+    sweep = mf.new_manifest(exp, "sweep", "0.22.0", "")
+    assert mixed_rules_note([sweep], ["sweep"], ["cell"]) == ""
+    assert mixed_rules_note([sweep], ["sweep"], ["cell_label", "strategy"]) == ""
+    assert "sides 6 in sweep, 20 in sweep" in mixed_rules_note([sweep], ["sweep"], ["strategy"])
