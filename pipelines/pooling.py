@@ -28,16 +28,17 @@ RUN_KEYS = ("game", "variant", "package_version", PHYSICS)  # --by keys a run ha
 MAX_LISTED = 3
 
 
-def played_under(manifest: dict) -> list[dict[str, Any]]:
-    """Each cell's knob values as the run played them, and its physics version (``PHYSICS``)."""
+def played_under(manifest: dict) -> list[tuple[str, dict[str, Any]]]:
+    """Each cell's label, and its knob values as the run played them with its physics version (``PHYSICS``)."""
     exp = mf.experiment_of(manifest)
     game = get_game(exp.game)
     then = defaults_then(game, exp, manifest.get("package_version"))
-    return [{**resolve_cell_rules(game, exp, cell, then).model_dump(mode="json"), PHYSICS: manifest.get(PHYSICS)}
+    return [(cell.label(), {**resolve_cell_rules(game, exp, cell, then).model_dump(mode="json"),
+                            PHYSICS: manifest.get(PHYSICS)})
             for cell in exp.cells]
 
 
-def _group_key(manifest: dict, cell: int, rules: dict, by: list[str]) -> tuple:
+def _group_key(manifest: dict, cell: int, cell_label: str, rules: dict, by: list[str]) -> tuple:
     """What ``by`` says of the games of a run's ``cell``, as far as it is the same for all of them
     (a key such as ``strategy`` splits every cell alike, so it tells no cell from another)."""
     key = []
@@ -49,7 +50,7 @@ def _group_key(manifest: dict, cell: int, rules: dict, by: list[str]) -> tuple:
         elif k == "cell":
             key.append(cell)
         elif k == "cell_label":
-            key.append(mf.experiment_of(manifest).cells[cell].label())
+            key.append(cell_label)
         elif k.startswith("rule_"):
             key.append(repr(rules.get(k.removeprefix("rule_"))))
     return tuple(key)
@@ -68,8 +69,8 @@ def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], wh
     groups: dict[tuple, list[tuple[str, dict]]] = {}
     try:
         for label, manifest in zip(labels, manifests):
-            for cell, rules in enumerate(played_under(manifest)):
-                groups.setdefault(_group_key(manifest, cell, rules, by), []).append((label, rules))
+            for cell, (cell_label, rules) in enumerate(played_under(manifest)):
+                groups.setdefault(_group_key(manifest, cell, cell_label, rules, by), []).append((label, rules))
     except UsageError:  # a variant or knob this polsim no longer has: nothing to tell
         return ""
     mixed: dict[str, dict[str, list[str]]] = {}
