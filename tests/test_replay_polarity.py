@@ -150,7 +150,8 @@ SCORED_THEN = {"empty_stack_scoring": "after_resolution"}   # polsim 0.21.0's de
 
 def made_by_polsim_0_21_0(tmp_path) -> str:
     """Scored as polsim 0.21.0 scored every game; seed 29's game 1 ends with a refilled stack
-    (R17: White's last disc knocks a disc out, R9), so the default then changes its score."""
+    (R17: White's last disc faulted, and the fault returned two discs to its stack), so the
+    default then changes its score (−2 against 0)."""
     return stored_as_made_by(tmp_path, SCORED_THEN, {"package_version": "0.21.0"}, seed=29)
 
 
