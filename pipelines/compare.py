@@ -51,7 +51,7 @@ import numpy as np
 from pipelines import manifest as mf
 from pipelines.dataset import columns, distinct_runs, open_runs
 from pipelines.play_turns import play_turns_sql
-from pipelines.spec import Experiment, defaults_then, resolve_cell_rules
+from pipelines.spec import Experiment, rules_as_played
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
 from rules.base import UsageError, get_game
@@ -188,11 +188,9 @@ def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, st
     the defaults of the polsim packages that made them (``made_by``); or
     that the rules are the same, when the variants' names differ."""
     game = get_game(base.game)
-    then = [defaults_then(game, exp, made) for exp, made in zip((base, cand), made_by)]
     try:
-        changes = [_knob_changes(resolve_cell_rules(game, base, x, then[0]).model_dump(mode="json"),
-                                 resolve_cell_rules(game, cand, y, then[1]).model_dump(mode="json"))
-                   for x, y in zip(base.cells, cand.cells)]
+        changes = [_knob_changes(x.model_dump(mode="json"), y.model_dump(mode="json"))
+                   for x, y in zip(rules_as_played(game, base, made_by[0]), rules_as_played(game, cand, made_by[1]))]
     except UsageError as exc:  # a variant or knob this polsim no longer has
         return [f"the rules could not be resolved to tell what differs ({exc})"]
     variant = [f"variant {base.variant} → {cand.variant}"] if base.variant != cand.variant else []

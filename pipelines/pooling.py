@@ -16,11 +16,11 @@ resolved per cell as it played them.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pipelines import manifest as mf
-from pipelines.spec import defaults_then, resolve_cell_rules
+from pipelines.spec import rules_as_played
+from pipelines.where import split_condition
 from rules.base import UsageError, get_game
 
 PHYSICS = "physics_version"
@@ -31,11 +31,9 @@ MAX_LISTED = 3
 def played_under(manifest: dict) -> list[tuple[str, dict[str, Any]]]:
     """Each cell's label, and its knob values as the run played them with its physics version (``PHYSICS``)."""
     exp = mf.experiment_of(manifest)
-    game = get_game(exp.game)
-    then = defaults_then(game, exp, manifest.get("package_version"))
-    return [(cell.label(), {**resolve_cell_rules(game, exp, cell, then).model_dump(mode="json"),
-                            PHYSICS: manifest.get(PHYSICS)})
-            for cell in exp.cells]
+    played = rules_as_played(get_game(exp.game), exp, manifest.get("package_version"))
+    return [(cell.label(), {**rules.model_dump(mode="json"), PHYSICS: manifest.get(PHYSICS)})
+            for cell, rules in zip(exp.cells, played)]
 
 
 def _group_key(manifest: dict, cell: int, cell_label: str, rules: dict, by: list[str]) -> tuple:
@@ -56,16 +54,11 @@ def _group_key(manifest: dict, cell: int, cell_label: str, rules: dict, by: list
     return tuple(key)
 
 
-def _column(condition: str) -> str:
-    """The column a ``--where`` condition names (``rule_swap=false`` -> ``rule_swap``)."""
-    return re.split(r"[<>=!]", condition, maxsplit=1)[0].strip()
-
-
 def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], where: list[str] = ()) -> str:
     """The knobs (and physics) that differ between games the tables pool, and how to keep them apart."""
     if not by or "run_id" in by:
         return ""
-    filtered = {_column(w) for w in where}
+    filtered = {split_condition(w)[0] for w in where}
     groups: dict[tuple, list[tuple[str, dict]]] = {}
     try:
         for label, manifest in zip(labels, manifests):

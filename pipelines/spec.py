@@ -155,6 +155,12 @@ def resolve_cell_rules(game: GameDef, exp: Experiment, cell: Cell, restore: dict
     return game.with_overrides(game.variant(exp.variant), {**(restore or {}), **cell.overrides})
 
 
+def rules_as_played(game: GameDef, exp: Experiment, made_by: str | None) -> list[RulesBase]:
+    """Each cell's rules as polsim ``made_by`` played the run of ``exp`` (``defaults_then``)."""
+    then = defaults_then(game, exp, made_by)
+    return [resolve_cell_rules(game, exp, cell, then) for cell in exp.cells]
+
+
 def defaults_then(game: GameDef, exp: Experiment, made_by: str | None) -> dict[str, Any]:
     """The knobs whose default changed since polsim ``made_by`` made the run of ``exp``, at
     their default then (``GameDef.defaults_then``; ``{}`` for this package or an unknown

@@ -56,14 +56,19 @@ def typed(item: str, col: str, kind: str, value: str) -> tuple[str, object]:
     return f"CAST({quote(col)} AS VARCHAR)", value
 
 
+def split_condition(item: str) -> tuple[str, str, str, bool]:
+    """``col=value`` or ``col!=value`` as (column, operator, value, whether it has the operator)."""
+    op = "!=" if "!=" in item else "="
+    col, sep, value = item.partition(op)
+    return col.strip(), op, value, bool(sep)
+
+
 def parse_where(items: list[str], types: dict[str, str]) -> tuple[str, list]:
     """``col=value`` / ``col!=value`` filters into SQL with parameters; ``types``
     maps each column that may be filtered to its duckdb type."""
     clauses, params = [], []
     for item in items:
-        op = "!=" if "!=" in item else "="
-        col, sep, value = item.partition(op)
-        col = col.strip()
+        col, op, value, sep = split_condition(item)
         if not sep or not col:
             raise UsageError(f"--where {item!r} is not column=value or column!=value")
         if col not in types:
