@@ -54,7 +54,7 @@ from pipelines.play_turns import play_turns_sql
 from pipelines.spec import Experiment, rules_as_played
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
-from rules.base import UsageError, get_game
+from rules.base import UsageError, get_game, knob_text
 
 COLUMNS = ("cell", "seed_index", "game_index", "game_seed", "strategy_0", "strategy_1", "winner",
            "score_0", "score_1", "end_reason", "n_turns", "status")
@@ -179,7 +179,7 @@ def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[
 
 
 def _knob_changes(before: dict, after: dict) -> str:
-    return ", ".join(f"{k} {before[k]} → {after[k]}" for k in before if before[k] != after[k])
+    return ", ".join(f"{k} {knob_text(before[k])} → {knob_text(after[k])}" for k in before if before[k] != after[k])
 
 
 def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, str | None] = (None, None)) -> list[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from pipelines import manifest as mf
 from pipelines.spec import rules_as_played
 from pipelines.where import split_condition
-from rules.base import UsageError, get_game
+from rules.base import UsageError, get_game, knob_text
 
 PHYSICS = "physics_version"
 RUN_KEYS = ("game", "variant", "package_version", PHYSICS)  # --by keys a run has one value of
@@ -71,7 +71,7 @@ def mixed_rules_note(manifests: list[dict], labels: list[str], by: list[str], wh
         for knob in dict.fromkeys(k for _, rules in members for k in rules):
             runs_by_value: dict[str, list[str]] = {}
             for label, rules in members:
-                runs = runs_by_value.setdefault(str(rules.get(knob, "unset")), [])
+                runs = runs_by_value.setdefault(knob_text(rules.get(knob, "unset")), [])
                 if label not in runs:
                     runs.append(label)
             column = PHYSICS if knob == PHYSICS else f"rule_{knob}"

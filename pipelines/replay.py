@@ -53,7 +53,7 @@ from pipelines import manifest as mf
 from pipelines.dataset import unreadable_shard
 from pipelines.spec import defaults_then
 from pipelines.storage import SHARD_NAME, exists, locate
-from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game
+from rules.base import GameDef, GameSpec, RulesBase, UsageError, get_game, knob_text
 from workers.shard import package_version, play_games
 
 NOT_COMPARED = {"run_id"}
@@ -116,7 +116,8 @@ class Replay:
             notes.append(f"made with physics {self.stored.get('physics_version')}: replayed with {_values(self.restored)}, "
                          "which plays it")
         if self.defaults_then:
-            notes.append(f"replayed with {_values(self.defaults_then)}, the default of polsim {self.made_by}")
+            plural = "s" if len(self.defaults_then) > 1 else ""
+            notes.append(f"replayed with {_values(self.defaults_then)}, the default{plural} of polsim {self.made_by}")
         at_default = [k for k in self.predates if k not in self.restored and k not in self.defaults_then]
         if at_default:
             notes.append(f"the run predates {_knobs(at_default)}: played at the default")
@@ -138,7 +139,7 @@ class Replay:
 
 
 def _values(knobs: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in knobs.items())
+    return ", ".join(f"{k}={knob_text(v)}" for k, v in knobs.items())
 
 
 def score_text(value: Any) -> str:

@@ -72,6 +72,13 @@ def did_you_mean(name: str, choices) -> str:
     return f" (did you mean {near[0]}?)" if near else ""
 
 
+def knob_text(value: Any) -> str:
+    """A knob's value as ``--set`` takes it: ``true``, ``15``, ``0.5``, ``when_emptied``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def before_version(changes, version: str) -> dict[str, Any]:
     """The knob values ``changes`` ((version that changed it, knob, value before), newest
     first) restore for something made by ``version`` ("0.19.0"): every knob a later version

@@ -16,6 +16,7 @@ from rules.polarity.resolve import pairs, resolve
 from rules.polarity.scenes import B, W, disc, episode, moved
 from rules.polarity.state import FaultGroup, Table, Tower, colour
 from rules.polarity.view import View
+from sim import detmath as dm
 
 STD = PolarityRules()
 RED = disc(0, 0, 0, B, red=True)
@@ -35,6 +36,7 @@ def test_rules_model_defaults_follow_rules_md():
     assert (r.fault_move_diameters, r.allow_conversion, r.tower_steal, r.single_disc_tower_scores) == (1.0, True, False, True)
     assert (r.red_sudden_death, r.red_moved_loses, r.no_colour_loses, r.end_when) == (True, True, True, "stack_empty")
     assert r.magnet_strength == 1.0
+    assert (r.stack_size, r.foundation_red_gap_mm, r.edge_gap_mm) == (26, 0.0, 0.0)
 
 
 def test_variants_hold_only_changed_knobs_and_validate():
@@ -111,6 +113,48 @@ def test_r3_knob_foundation_red_gap_keeps_foundation_spots_off_the_red_disc():
     spots = setup.sample_spots(np.random.default_rng(0), 400)
     assert spots and min(np.hypot(x, y) for x, y in spots) >= rims + 0.050
     assert min(np.hypot(x, y) for x, y in view_of([RED]).sample_spots(np.random.default_rng(0), 400)) < rims + 0.050
+
+
+EDGE = 0.225 - 0.016  # Geometry(): the furthest centre of a disc lying wholly inside the circle
+
+
+def test_r3_a_foundation_may_lie_anywhere_wholly_inside_the_circle():
+    setup = View(0, [RED], Table(stacks=[20, 20]), STD, Geometry(), setup=True)
+    for x, y in ((EDGE - 0.0015, 0.0), (0.0, -(EDGE - 0.0015)), (-0.7 * (EDGE - 0.002), 0.7 * (EDGE - 0.002))):
+        assert setup.legal_spot(x, y) and view_of([RED]).legal_spot(x, y)
+    assert setup.legal_spot(EDGE - 0.0005, 0.0, margin=0.0)  # the engine's test: wholly inside
+    assert not setup.legal_spot(EDGE - 0.0005, 0.0)  # strategies keep a millimetre
+    assert not setup.legal_spot(EDGE + 0.0005, 0.0, margin=0.0)  # its rim past the edge
+    spots = setup.sample_spots(np.random.default_rng(0), 2000)
+    assert max(np.hypot(x, y) for x, y in spots) > EDGE - 0.004
+
+
+def test_r3_r10_knob_edge_gap_keeps_foundations_and_captured_towers_off_the_edge():
+    rules = PolarityRules(edge_gap_mm=15)
+    for setup in (True, False):  # a foundation, and a captured tower's spot
+        v = View(0, [RED], Table(stacks=[20, 20]), rules, Geometry(), setup=setup)
+        assert v.legal_spot(EDGE - 0.0165, 0.0) and not v.legal_spot(EDGE - 0.0145, 0.0)
+        spots = v.sample_spots(np.random.default_rng(0), 2000)
+        assert EDGE - 0.021 < max(np.hypot(x, y) for x, y in spots) < EDGE - 0.016
+
+
+def test_r3_edge_gap_of_a_disc_radius_is_the_spot_test_of_polsim_before_0_23_bit_for_bit():
+    geo = Geometry(disc_radius=0.015)  # the core's disc: edge_gap_mm=15 is one radius
+    bodies = [RED, disc(1, 60, 0, W), disc(2, -150, 90, B)]
+    v = View(0, bodies, Table(stacks=[20, 20]), PolarityRules(edge_gap_mm=15), geo)
+    for x, y in np.random.default_rng(3).uniform(-0.21, 0.21, (400, 2)):
+        # polsim 0.22.0: the gap to the edge less a disc radius, or to a disc's rim; less a radius again
+        before = min([geo.circle_radius - geo.disc_radius - dm.hypot(x, y)]
+                     + [dm.hypot(x - b.x, y - b.y) - geo.disc_radius for b in bodies])
+        assert v.rim_gap(x, y) == before - geo.disc_radius, (x, y)
+
+
+def test_r3_edge_gap_and_red_gap_leave_the_foundations_a_ring():
+    assert PolarityRules(foundation_red_gap_mm=80, edge_gap_mm=40).edge_gap_mm == 40
+    with pytest.raises(ValueError, match="ring of 60 mm"):
+        PolarityRules(foundation_red_gap_mm=80, edge_gap_mm=41)
+    with pytest.raises(UsageError, match="edge_gap_mm"):
+        GAME.with_overrides(PolarityRules(foundation_red_gap_mm=100), {"edge_gap_mm": "30"})
 
 
 @pytest.mark.parametrize("gap", [-1, 121])

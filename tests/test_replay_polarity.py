@@ -145,14 +145,22 @@ def made_under_physics_0_19_0(tmp_path) -> str:
     return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.19.0"}, dropped=tuple(PREVIOUS))
 
 
-SCORED_THEN = {"empty_stack_scoring": "after_resolution"}   # polsim 0.21.0's default
+EDGE_THEN = {"edge_gap_mm": 15.0}  # polsim 0.22.0's default, which 0.23.0 changed
+SCORED_THEN = {"empty_stack_scoring": "after_resolution", **EDGE_THEN}  # polsim 0.21.0's defaults
 
 
 def made_by_polsim_0_21_0(tmp_path) -> str:
     """Scored as polsim 0.21.0 scored every game; seed 29's game 1 ends with a refilled stack
     (R17: White's last disc faulted, and the fault returned two discs to its stack), so the
     default then changes its score (−2 against 0)."""
-    return stored_as_made_by(tmp_path, SCORED_THEN, {"package_version": "0.21.0"}, seed=29)
+    return stored_as_made_by(tmp_path, SCORED_THEN, {"package_version": "0.21.0"}, dropped=tuple(EDGE_THEN), seed=29)
+
+
+def made_by_polsim_0_22_0(tmp_path) -> str:
+    """Played as polsim 0.22.0 played every game: foundations and captured towers one disc
+    radius inside the circle's edge; in seed 3's games cautious lays foundations beyond it
+    under today's default, so the games differ."""
+    return stored_as_made_by(tmp_path, EDGE_THEN, {"package_version": "0.22.0"}, dropped=tuple(EDGE_THEN))
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
@@ -205,7 +213,8 @@ def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
     from rules.polarity.model import defaults_then
 
     assert defaults_then("0.21.0") == defaults_then("0.6.0") == SCORED_THEN
-    assert defaults_then("0.22.0") == {} and defaults_then("not a version") == {}
+    assert defaults_then("0.22.0") == EDGE_THEN
+    assert defaults_then("0.23.0") == {} and defaults_then("not a version") == {}
 
 
 def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
@@ -219,9 +228,10 @@ def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
     exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("random", "random")),), games=1,
                      seed=1, shard_size=1)
     assert defaults_then(game, exp, "0.21.0") == SCORED_THEN
-    assert defaults_then(game, exp, "0.22.0") == defaults_then(game, exp, None) == {}
+    assert defaults_then(game, exp, "0.22.0") == EDGE_THEN
+    assert defaults_then(game, exp, "0.23.0") == defaults_then(game, exp, None) == {}
     sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
-    assert defaults_then(sets_it, exp, "0.21.0") == {}
+    assert defaults_then(sets_it, exp, "0.21.0") == EDGE_THEN
 
 
 def test_a_run_made_by_the_previous_package_replays_with_its_default_then(tmp_path):
@@ -229,8 +239,30 @@ def test_a_run_made_by_the_previous_package_replays_with_its_default_then(tmp_pa
     for game in range(2):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
-        assert rep.defaults_then == SCORED_THEN and rep.predates == [] and rep.made_by == "0.21.0"
-        assert "replayed with empty_stack_scoring=after_resolution, the default of polsim 0.21.0" in rep.summary()
+        assert rep.defaults_then == SCORED_THEN and rep.predates == ["edge_gap_mm"] and rep.made_by == "0.21.0"
+        assert ("replayed with edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults of polsim 0.21.0"
+                in rep.summary())
+
+
+def test_a_run_made_by_polsim_0_22_0_replays_with_its_edge_gap(tmp_path):
+    uri = made_by_polsim_0_22_0(tmp_path)
+    for game in range(2):
+        rep = replay(uri, game)
+        assert rep.reproduced, rep.failure_message()
+        assert rep.defaults_then == EDGE_THEN and rep.predates == ["edge_gap_mm"] and rep.made_by == "0.22.0"
+        assert "replayed with edge_gap_mm=15, the default of polsim 0.22.0" in rep.summary()
+
+
+def test_under_todays_edge_gap_the_games_of_polsim_0_22_0_do_not_replay(tmp_path, monkeypatch):
+    """The control: with foundations allowed up to the circle's edge, cautious lays them
+    further out and the games are other games (their turns differ, not only the knob)."""
+    import pipelines.replay as replay_module
+
+    uri = made_by_polsim_0_22_0(tmp_path)
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: {})
+    reps = [replay(uri, game) for game in range(2)]
+    for rep in reps:
+        assert any(d.column.startswith("turns[") for d in rep.differences), rep.failure_message()
 
 
 def test_under_todays_default_the_previous_packages_refilled_stack_does_not_replay(tmp_path, monkeypatch):
@@ -239,7 +271,7 @@ def test_under_todays_default_the_previous_packages_refilled_stack_does_not_repl
     import pipelines.replay as replay_module
 
     uri = made_by_polsim_0_21_0(tmp_path)
-    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: {})
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: dict(EDGE_THEN))
     knob = {"rule_empty_stack_scoring", "variant_hash"}
     assert {d.column for d in replay(uri, 0).differences} == knob
     assert {d.column for d in replay(uri, 1).differences} >= knob | {"score_0", "stack_0"}
@@ -255,4 +287,4 @@ def test_compare_notes_the_default_that_changed_between_the_packages_that_made_t
                      games=2, seed=29, shard_size=2)
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
-    assert "rules changed: empty_stack_scoring after_resolution → when_emptied" in notes, notes
+    assert "rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied" in notes, notes

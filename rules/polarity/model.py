@@ -50,6 +50,10 @@ class PolarityRules(RulesBase):
     foundation_red_gap_mm: float = Field(
         0.0, ge=0, le=120, description="R3: a foundation's rim at least this far from the red disc's rim, mm "
         "(0: the rulebook, touching no disc; at most 120, so the rest of the circle holds the foundations)")
+    edge_gap_mm: float = Field(
+        0.0, ge=0, le=60, description="R3, R10: a foundation's rim, and a captured tower's, at least this far "
+        "inside the circle's edge, mm (0: anywhere inside the circle, the rulebook; polsim before 0.23.0 kept "
+        "15, a disc radius, by a slip in its spot test)")
     stack_size: int = Field(26, ge=1, le=26, description="discs per player at the start (more than foundations)")
     setup_retries: int = Field(20, ge=0, description="R3: tries for a foundation spot that makes no disc react")
     max_attempts: int = Field(10, ge=1, description="R5: tries to float the Action Disc before giving up")
@@ -117,11 +121,21 @@ class PolarityRules(RulesBase):
                              f"({self.foundations}): each player needs a disc left after setup")
         return self
 
+    @model_validator(mode="after")
+    def _room_for_the_foundations(self) -> "PolarityRules":
+        # the ring between the red disc's gap and the edge's stays 60 mm or more wide
+        if self.foundation_red_gap_mm + self.edge_gap_mm > 120:
+            raise ValueError(f"foundation_red_gap_mm ({self.foundation_red_gap_mm:g}) plus edge_gap_mm "
+                             f"({self.edge_gap_mm:g}) is more than 120 mm: leave the foundations a ring of "
+                             "60 mm or more")
+        return self
+
 
 # Each knob whose default changed: (the polsim version that changed it, knob, its default
 # before), newest first. A run made by an earlier polsim played the default before
 # wherever its variant file and cell left the knob unset (replays restore it).
 DEFAULTS_BEFORE = (
+    ((0, 23, 0), "edge_gap_mm", 15.0),
     ((0, 22, 0), "empty_stack_scoring", "after_resolution"),
 )
 

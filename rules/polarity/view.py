@@ -15,7 +15,8 @@ no simulation; without it, the lone-host distance measured in
 
 Helpers give the quantities strategies reason with: your hosts (R4: flat
 discs showing your colour and towers you control), your leaners, where a
-leaner would stand, and the clearance from a point to other magnets.
+leaner would stand, and whether a spot is legal for a flat disc (R3: wholly inside
+the circle, touching no disc; ``rim_gap``).
 """
 
 from __future__ import annotations
@@ -124,25 +125,21 @@ class View:
         centre = base_distance - self.geo.disc_radius * dm.cos(tilt)
         return (host.x + base_distance * ux, host.y + base_distance * uy), (host.x + centre * ux, host.y + centre * uy)
 
-    def clearance(self, points, skip: set[int] = frozenset(), red_weight: float = 1.0) -> float:
-        """Smallest gap (metres) from any of ``points`` to a magnet's rim (red gaps divided by
-        ``red_weight``) or to the circle's edge less a disc radius (a disc there would leave it)."""
-        best = min(self.geo.circle_radius - self.geo.disc_radius - dm.hypot(px, py) for px, py in points)
-        for b in self.bodies:
-            if b.id in skip or b.state == BodyState.OUT:
-                continue
-            for px, py in points:
-                gap = dm.hypot(px - b.x, py - b.y) - self.geo.disc_radius
-                best = min(best, gap / red_weight if b.red else gap)
-        return best
-
     def rim_gap(self, x: float, y: float, red_weight: float = 1.0) -> float:
-        """Gap from a flat disc laid at (x, y) to the nearest other disc's rim."""
-        return self.clearance([(x, y)], red_weight=red_weight) - self.geo.disc_radius
+        """Gap from the rim of a flat disc laid at (x, y) to the nearest other disc's rim (the
+        red disc's divided by ``red_weight``), or to the circle's edge less R3's ``edge_gap_mm``."""
+        nearest = math.inf
+        for b in self.bodies:
+            if b.state != BodyState.OUT:
+                gap = dm.hypot(x - b.x, y - b.y) - self.geo.disc_radius
+                nearest = min(nearest, gap / red_weight if b.red else gap)
+        edge = self.geo.circle_radius - self.geo.disc_radius - dm.hypot(x, y) - self.rules.edge_gap_mm * 1e-3
+        return min(edge, nearest - self.geo.disc_radius)
 
     def legal_spot(self, x: float, y: float, margin: float = 0.001) -> bool:
-        """R3: inside the circle and touching no disc (with a small margin); a foundation
-        (``setup``) also ``foundation_red_gap_mm`` or more from the red disc's rim."""
+        """R3: inside the circle (its rim ``edge_gap_mm`` inside the edge) and touching no
+        disc (with a small margin); a foundation (``setup``) also ``foundation_red_gap_mm``
+        or more from the red disc's rim."""
         inside = dm.hypot(x, y) <= self.geo.circle_radius - self.geo.disc_radius
         return inside and self.rim_gap(x, y) > margin and not (self.setup and self.near_red(x, y))
 
