@@ -223,6 +223,39 @@ def test_r5_retry_then_placed_counts_attempts():
     assert game.table.stacks == [3, 4]
 
 
+def recording(intents, then=None):
+    """A place_leaner episode that keeps the intent it was given, then plays ``then`` (lean_ok)."""
+    def episode_(world, intent):
+        intents.append(intent)
+        return (then or lean_ok)(world, intent)
+    return episode_
+
+
+def test_r4_the_action_disc_is_released_own_colour_up_for_each_seat():
+    intents = []
+    game = make_game([recording(intents), recording(intents)])
+    game.play_turn(0)
+    game.play_turn(1)
+    assert [i.up for i in intents] == [W, B] == [colour(0), colour(1)]
+    assert [(i.host in {h.id for h in own_hosts(game, s)}) for s, i in enumerate(intents)] == [True, True]
+
+
+def flies_out(world, intent):
+    """The action disc flies out of the circle; nothing else reacts."""
+    i = new_id(world)
+    return world.finish(world.bodies() + [disc(i, 240, 0, intent.up, "out")], action=i, out_of_bounds=[i])
+
+
+def test_r5_an_action_disc_flying_out_of_the_circle_with_no_reaction_is_a_retry():
+    game = make_game([flies_out, lean_ok])
+    n_rows = len(game.rows)
+    game.play_turn(0)
+    assert [(r["phase"], r["outcome"], r["attempts"]) for r in game.rows[n_rows:]] == [("place", "placed", 2)]
+    assert game.rows[-1]["returned_to_stack"] == 0 and game.rows[-1]["fault_kinds"] == ""
+    assert game.table.stacks == [3, 4] and game.rows[-1]["discs_on_mat"] == 4 + 1
+    assert all(b.state.value != "out" for b in game.world.bodies())
+
+
 def flung_out_past_the_red_disc(world, intent):
     """The action disc brushes the red disc and flies out of the circle; nothing else reacts."""
     i = new_id(world)
@@ -395,6 +428,46 @@ def test_edge_part_of_a_stack_is_not_a_tower_to_declare_captured_in_place():
     assert game.rows[-2]["phase"] == "capture" and game.rows[-1]["outcome"] == "placed"
 
 
+def lean_and_keep(world, intent, final, **events):
+    """The action disc settles leaning off its host; the rest of the scene is ``final``."""
+    i = new_id(world)
+    host = world.b[intent.host]
+    return world.finish(final + [disc(i, host.x / MM + 20, host.y / MM, intent.up, "leaning")], action=i, **events)
+
+
+@pytest.mark.parametrize("single, points", [(True, 1), (False, 0)])
+def test_r12_a_flipped_leaner_is_captured_by_its_owner_as_a_one_disc_tower_that_scores(single, points):
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, single_disc_tower_scores=single)
+    game = make_game([lean_ok, lean_ok], rules=rules)
+    game.play_turn(0)
+    game.play_turn(1)
+    black_leaner = next(b for b in game.world.bodies() if b.state.value == "leaning" and b.up == B)
+
+    def knocks_it_flat_white_up(world, intent):
+        final = [moved(b, state="flat", up=W, x=b.x + 0.04) if b.id == black_leaner.id else b
+                 for b in world.bodies()]
+        return lean_and_keep(world, intent, final, fallen=[black_leaner.id], flipped=[black_leaner.id])
+
+    set_down = []
+
+    def captures(world, ids, x, y, up):
+        set_down.append((list(ids), up))
+        return capture_falls_apart([ids])(world, ids, x, y, up)
+
+    game.sim.script = [knocks_it_flat_white_up, captures, lean_ok]
+    game.play_turn(0)
+    assert (game.rows[-1]["outcome"], game.rows[-1]["fault_kinds"]) == ("fault", "b")
+    assert game.table.pending == [FaultGroup(captor=1, ids=(black_leaner.id,), flipped_leaner=True)]
+    game.play_turn(1)
+    assert set_down == [([black_leaner.id], B)]
+    assert [(r["phase"], r["outcome"]) for r in game.rows[-2:]] == [("capture", "captured"), ("place", "placed")]
+    assert game.rows[-2]["captured_discs"] == 1 and game.table.pending == []
+    assert game.table.towers == [Tower(1, [black_leaner.id])]
+    assert game.world.b[black_leaner.id].up == B
+    assert game.rows[-1]["tower_discs_1"] == points
+    assert game.rows[-1]["score_1"] == points - game.table.stacks[1] == points - 2
+
+
 def test_r7_conversion_ends_the_turn_the_leaner_becomes_a_foundation_and_stack_is_unchanged():
     game = make_game([lean_ok])
     game.play_turn(0)
@@ -477,6 +550,57 @@ def test_r14_red_touch_in_a_full_game_makes_the_mover_lose():
     assert (row["end_reason"], row["winner"], row["loser"], row["loser_cause"]) == ("red_touched", 0, 1, "R14")
     assert row["n_turns"] == 4 + 2  # the turn that touched red counts
     assert turns[-1]["player"] == 1 and turns[-1]["red_touched"]
+
+
+def touches_red_setting_down(world, ids, x, y, up):
+    """A captured group set down as a tower whose bottom disc brushes the red disc."""
+    rest = [b for b in world.bodies() if b.id not in ids]
+    final = rest + [disc(i, x / MM, y / MM, up, "stacked", tower=ids[0], z_mm=3 + 6 * k) for k, i in enumerate(ids)]
+    return world.finish(final, status="red_contact", red_contacts=[ids[0]], new_contacts=[(0, ids[0])],
+                        final_contacts=[(ids[0], ids[1])])
+
+
+def test_r14_red_touch_while_placing_a_captured_tower_loses_for_the_capturer():
+    game = make_game([])
+    pending_group(game, 2, captor=1)
+    game.sim.script = [touches_red_setting_down, lean_ok]
+    with pytest.raises(GameOver) as end:
+        game.play_turn(1)
+    assert (end.value.reason, end.value.loser, end.value.cause) == ("red_touched", 1, "R14")
+    row = game.game_row(end.value)
+    assert (row["end_reason"], row["loser"], row["loser_cause"], row["winner"]) == ("red_touched", 1, "R14", 0)
+    assert game.rows[-1]["phase"] == "capture" and game.rows[-1]["red_touched"]
+    assert "place_leaner" not in game.sim.calls and len(game.sim.script) == 1
+
+
+class Always:
+    """A player whose every turn answers ``action``."""
+
+    def __init__(self, action):
+        self.action = action
+
+    def act(self, view, rng):
+        return self.action
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_r14_red_touch_during_a_conversion_loses_for_the_converter(seat):
+    game = make_game([lean_ok])
+    game.play_turn(seat)
+    leaner = next(b for b in game.world.bodies() if b.state.value == "leaning")
+
+    def pushed_into_red(world, lid, az):
+        final = [moved(b, state="flat", x=0.02, y=0.0) if b.id == lid else b for b in world.bodies()]
+        return world.finish(final, status="red_contact", fallen=[lid], red_contacts=[lid], new_contacts=[(0, lid)])
+
+    game.players[seat] = Always(Convert(leaner.id, np.pi))
+    game.sim.script = [pushed_into_red, lean_ok]
+    with pytest.raises(GameOver) as end:
+        game.play_turn(seat)
+    assert (end.value.reason, end.value.loser, end.value.cause) == ("red_touched", seat, "R14")
+    assert game.game_row(end.value)["winner"] == 1 - seat
+    assert game.rows[-1]["phase"] == "convert" and game.rows[-1]["red_touched"]
+    assert game.sim.calls[-1] == "push_flat" and len(game.sim.script) == 1
 
 
 def never_settles(world, intent):

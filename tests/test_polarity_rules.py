@@ -189,6 +189,13 @@ def test_r5_action_disc_leaning_with_no_reaction_is_placed():
     assert res.action == "placed" and not res.fault
 
 
+def test_r5_an_action_disc_flying_out_of_the_circle_with_no_reaction_is_a_retry():
+    before = [RED, disc(1, 60, 0, W)]
+    ep = episode(before + [disc(9, 240, 0, W, "out")], action=9, out_of_bounds=[9])
+    res = run(before, ep)
+    assert res.action == "flat" and not res.fault and res.faults == [] and res.returned == [] and res.groups == []
+
+
 def test_r6a_discs_coming_to_touch_at_any_instant_is_a_fault():
     before = [RED, disc(1, 60, 0, W), disc(2, 100, 0, B)]
     ep = episode(before + [disc(9, 71, 0, W, "leaning")], action=9, new_contacts=[(1, 2)])
@@ -233,6 +240,19 @@ def test_r6d_foundation_moving_more_than_fault_move_diameters_is_a_fault(moved_b
     before = [RED, disc(1, 60, 0, W), f]
     ep = episode(before + [disc(9, 71, 0, W, "leaning")], action=9, moved_diameters={2: moved_by})
     assert ("d" in run(before, ep, move_limit=limit).faults) is fault
+
+
+@pytest.mark.parametrize("moved_by, faults, action", [(1.2, ["d"], "fault"), (0.5, [], "placed")])
+def test_r6d_a_tower_moved_more_than_its_diameter_is_a_fault_and_less_is_not(moved_by, faults, action):
+    t1, t2 = disc(4, -60, 0, B, "stacked", tower=4), disc(5, -60, 0, B, "stacked", tower=4, z_mm=9)
+    before = [RED, disc(1, 60, 0, W), t1, t2]
+    shift = -moved_by * 32 * 1e-3  # disc diameters, radius 16 mm
+    slid = [moved(t1, x=t1.x + shift), moved(t2, x=t2.x + shift)]
+    ep = episode([RED, before[1], *slid, disc(9, 71, 0, W, "leaning", leaning_on=1)], action=9,
+                 moved_diameters={4: moved_by, 5: moved_by}, final_contacts=[(4, 5)])
+    table = Table(stacks=[20, 20], towers=[Tower(1, [4, 5])])
+    res = run(before, ep, mover=0, table=table, contacts=[(4, 5)])
+    assert (res.faults, res.action, res.groups) == (faults, action, [])
 
 
 def test_r6e_disc_leaving_the_circle_is_a_fault():
