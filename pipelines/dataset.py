@@ -25,12 +25,14 @@ at the right folder.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import duckdb
 import pyarrow as pa
 import pyarrow.dataset as pads
 
 from pipelines import manifest as mf
+from pipelines.pooling import rule_columns_as_played
 from pipelines.storage import Location, exists, locate
 from rules.base import UsageError
 
@@ -141,17 +143,22 @@ def shared_run_id_note(uris: list[str], manifests: list[dict]) -> str | None:
 
 
 def union_view(con: duckdb.DuckDBPyConnection, table: str, parts: list[tuple[int, duckdb.DuckDBPyRelation]],
-               labels: list[str]) -> None:
+               labels: list[str], played: dict[int, dict[str, Any]] | None = None) -> None:
     """View ``table`` over each run's relation ``(run_no, rows)``, with ``run_no``
-    added and ``run_id`` set to the run's label. Labels and paths reach duckdb
-    as values, never as SQL text."""
+    added and ``run_id`` set to the run's label. A ``rule_`` column another run
+    has and this one's rows predate takes the value the run played
+    (``played[run_no]``, ``pooling.rule_columns_as_played``), else stays empty.
+    Labels and paths reach duckdb as values, never as SQL text."""
     names = []
+    rule_columns = {c for _, rel in parts for c in rel.columns if c.startswith("rule_")}
     for no, rel in parts:
         cols = [duckdb.ConstantExpression(labels[no]).alias("run_id") if c == "run_id" else duckdb.ColumnExpression(c)
                 for c in rel.columns]
+        filled = [duckdb.ConstantExpression(value).alias(c) for c, value in (played or {}).get(no, {}).items()
+                  if c in rule_columns and c not in rel.columns]
         name = f"{table}_run_{no}"
-        rel.select(*cols, duckdb.ConstantExpression(no).cast(duckdb.sqltypes.SMALLINT).alias("run_no")).create_view(
-            name, replace=True)
+        rel.select(*cols, *filled, duckdb.ConstantExpression(no).cast(duckdb.sqltypes.SMALLINT).alias("run_no")
+                   ).create_view(name, replace=True)
         names.append(name)
     con.execute(f"CREATE OR REPLACE VIEW {table} AS " + " UNION ALL BY NAME ".join(f"SELECT * FROM {n}" for n in names))
 
@@ -202,10 +209,16 @@ def open_runs(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
         if parts:
             for no, ds in parts:
                 con.register(f"{table}_ds_{no}", ds)
-            union_view(con, table, [(no, con.view(f"{table}_ds_{no}")) for no, _ in parts], labels)
+            union_view(con, table, [(no, con.view(f"{table}_ds_{no}")) for no, _ in parts], labels,
+                       played_rule_columns(manifests))
     cols = columns(con, "games")
     con.execute(SEATS_SQL.format(komi_0=komi_sql(cols, 0), komi_1=komi_sql(cols, 1)))
     return con, manifests
+
+
+def played_rule_columns(manifests: list[dict]) -> dict[int, dict[str, Any]]:
+    """Each run's ``rule_`` values as it played them (``union_view``'s ``played``)."""
+    return {no: rule_columns_as_played(m) for no, m in enumerate(manifests)}
 
 
 def columns(con: duckdb.DuckDBPyConnection, view: str = "games") -> list[str]:

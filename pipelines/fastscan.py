@@ -21,7 +21,7 @@ import os
 
 import duckdb
 
-from pipelines.dataset import open_runs, run_labels, union_view
+from pipelines.dataset import open_runs, played_rule_columns, run_labels, union_view
 from pipelines.storage import locate
 
 
@@ -29,17 +29,18 @@ def _shards(run_path: str, table: str) -> list[str]:
     return sorted(glob.glob(os.path.join(glob.escape(run_path), table, "shard-*.parquet")))
 
 
-def _repoint(con: duckdb.DuckDBPyConnection, table: str, runs: list[str], labels: list[str]) -> None:
+def _repoint(con: duckdb.DuckDBPyConnection, table: str, runs: list[str], labels: list[str], played: dict) -> None:
     parts = [(no, con.read_parquet(files, union_by_name=True))
              for no, path in enumerate(runs) if (files := _shards(path, table))]
     if parts:
-        union_view(con, table, parts, labels)
+        union_view(con, table, parts, labels, played)
 
 
 def open_for_analysis(uris: list[str]) -> tuple[duckdb.DuckDBPyConnection, list[dict]]:
     con, manifests = open_runs(uris)
     runs = [locate(u) for u in uris]
     if all(r.is_local for r in runs):
+        played = played_rule_columns(manifests)
         for table in ("games", "turns"):
-            _repoint(con, table, [r.path for r in runs], run_labels(uris, manifests))
+            _repoint(con, table, [r.path for r in runs], run_labels(uris, manifests), played)
     return con, manifests

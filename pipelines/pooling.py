@@ -36,6 +36,21 @@ def played_under(manifest: dict) -> list[tuple[str, dict[str, Any]]]:
             for cell, rules in zip(exp.cells, played)]
 
 
+def rule_columns_as_played(manifest: dict) -> dict[str, Any]:
+    """``rule_<knob>`` -> the value every cell of the run played the knob at, as its package's
+    defaults then and the knobs that restore its physics left it: what a run written before the
+    knob had a column played. ``{}`` when today's polsim cannot read the run's spec."""
+    try:
+        exp = mf.experiment_of(manifest)
+        game = get_game(exp.game)
+        restores = game.physics_restores(manifest.get(PHYSICS) or "")
+        cells = [{**rules.model_dump(mode="json"), **restores}
+                 for rules in rules_as_played(game, exp, manifest.get("package_version"))]
+    except UsageError:
+        return {}
+    return {f"rule_{k}": v for k, v in cells[0].items() if v is not None and all(c.get(k) == v for c in cells)}
+
+
 def _group_key(manifest: dict, cell: int, cell_label: str, rules: dict, by: list[str]) -> tuple:
     """What ``by`` says of the games of a run's ``cell``, as far as it is the same for all of them
     (a key such as ``strategy`` splits every cell alike, so it tells no cell from another)."""

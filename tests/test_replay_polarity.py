@@ -288,3 +288,19 @@ def test_compare_notes_the_default_that_changed_between_the_packages_that_made_t
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
     assert "rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied" in notes, notes
+
+
+def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_path):
+    """A run written before a knob had its rule_ column shows the value it played (its package's
+    default then, the knob restoring its physics), so --by and --where on the column see it."""
+    from pipelines.dataset import open_runs
+    from pipelines.fastscan import open_for_analysis
+
+    runs = [made_by_polsim_0_22_0(tmp_path / "old"), made_under_physics_0_19_0(tmp_path / "physics")]
+    exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("aggressive", "cautious"), overrides=SMALL),),
+                     games=2, seed=3, shard_size=2)
+    runs.append(run_experiment(exp, str(tmp_path / "new"), workers=0).uri)
+    for opened in (open_runs, open_for_analysis):  # the pyarrow views, and duckdb's reader of local shards
+        con, _ = opened(runs)
+        played = con.execute("SELECT DISTINCT run_no, rule_edge_gap_mm, rule_lift_clinging FROM games ORDER BY run_no")
+        assert played.fetchall() == [(0, 15.0, True), (1, 0.0, False), (2, 0.0, True)]
