@@ -57,8 +57,6 @@ REFERENCE_SINGLE_STEPS = "dd1f8de89f48fab5850838db1ba1efc3d5021d6949224a8508162d
 REFERENCE_0_7_0 = "b5550160dd1286315b9167debe5973b479a077c2fc59a4f03350b11c7ea691e1"
 # what names the run rather than what was played (a run with contact_substeps
 # = 1 plays 0.6.0's games under another cell label, run id and rule column)
-# The game keeps polsim 0.22.0's 15-mm edge gap (R3 knob ``edge_gap_mm``), so every digest
-# above, recorded before 0.23.0 made it 0, still names the same game.
 IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label", "variant_hash"}
 
 
@@ -82,6 +80,8 @@ def fingerprint(**physics) -> str:
     for k, host in enumerate(hosts):
         place_leaner(world, nominal_intent(world, host, 0.7 + 2.0 * k))
     digest.update(np.ascontiguousarray(world.pos).tobytes() + np.ascontiguousarray(world.quat).tobytes())
+    # the game keeps polsim 0.22.0's 15-mm edge gap (R3, ``edge_gap_mm``): every reference,
+    # recorded before 0.23.0 made it 0, names the same game
     exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1,
                      cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3, "edge_gap_mm": 15, **overrides}),))
     with tempfile.TemporaryDirectory() as out:

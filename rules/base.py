@@ -76,7 +76,8 @@ def knob_text(value: Any) -> str:
     """A knob's value as ``--set`` takes it: ``true``, ``15``, ``0.5``, ``when_emptied``."""
     if isinstance(value, bool):
         return str(value).lower()
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    text = repr(value) if isinstance(value, float) else str(value)
+    return text.removesuffix(".0") if isinstance(value, float) else text
 
 
 def before_version(changes, version: str) -> dict[str, Any]:
