@@ -234,23 +234,17 @@ def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
     assert defaults_then(sets_it, exp, "0.21.0") == EDGE_THEN
 
 
-def test_a_run_made_by_the_previous_package_replays_with_its_default_then(tmp_path):
-    uri = made_by_polsim_0_21_0(tmp_path)
+@pytest.mark.parametrize("made, version, then, note", [
+    (made_by_polsim_0_21_0, "0.21.0", SCORED_THEN, "edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults"),
+    (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, "edge_gap_mm=15, the default"),
+])
+def test_a_run_made_by_an_earlier_package_replays_with_its_defaults_then(tmp_path, made, version, then, note):
+    uri = made(tmp_path)
     for game in range(2):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
-        assert rep.defaults_then == SCORED_THEN and rep.predates == ["edge_gap_mm"] and rep.made_by == "0.21.0"
-        assert ("replayed with edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults of polsim 0.21.0"
-                in rep.summary())
-
-
-def test_a_run_made_by_polsim_0_22_0_replays_with_its_edge_gap(tmp_path):
-    uri = made_by_polsim_0_22_0(tmp_path)
-    for game in range(2):
-        rep = replay(uri, game)
-        assert rep.reproduced, rep.failure_message()
-        assert rep.defaults_then == EDGE_THEN and rep.predates == ["edge_gap_mm"] and rep.made_by == "0.22.0"
-        assert "replayed with edge_gap_mm=15, the default of polsim 0.22.0" in rep.summary()
+        assert rep.defaults_then == then and rep.predates == ["edge_gap_mm"] and rep.made_by == version
+        assert f"replayed with {note} of polsim {version}" in rep.summary()
 
 
 def test_under_todays_edge_gap_the_games_of_polsim_0_22_0_do_not_replay(tmp_path, monkeypatch):
