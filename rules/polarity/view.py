@@ -125,14 +125,13 @@ class View:
         centre = base_distance - self.geo.disc_radius * dm.cos(tilt)
         return (host.x + base_distance * ux, host.y + base_distance * uy), (host.x + centre * ux, host.y + centre * uy)
 
-    def rim_gap(self, x: float, y: float, red_weight: float = 1.0) -> float:
-        """Gap from the rim of a flat disc laid at (x, y) to the nearest other disc's rim (the
-        red disc's divided by ``red_weight``), or to the circle's edge less R3's ``edge_gap_mm``."""
+    def rim_gap(self, x: float, y: float) -> float:
+        """Gap from the rim of a flat disc laid at (x, y) to the nearest other disc's rim, or to
+        the circle's edge less R3's ``edge_gap_mm``."""
         nearest = math.inf
         for b in self.bodies:
             if b.state != BodyState.OUT:
-                gap = dm.hypot(x - b.x, y - b.y) - self.geo.disc_radius
-                nearest = min(nearest, gap / red_weight if b.red else gap)
+                nearest = min(nearest, dm.hypot(x - b.x, y - b.y) - self.geo.disc_radius)
         edge = self.geo.circle_radius - self.geo.disc_radius - dm.hypot(x, y) - self.rules.edge_gap_mm * 1e-3
         return min(edge, nearest - self.geo.disc_radius)
 
