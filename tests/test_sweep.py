@@ -51,6 +51,12 @@ def test_cells_that_cannot_be_told_apart_are_reported_as_such(tmp_path):
     assert "most balanced: cell" in res.stdout and "cannot be told apart from" in res.stdout
 
 
+def test_a_sweep_of_one_cell_says_there_is_nothing_to_rank_it_against(tmp_path):
+    res = runner.invoke(app, ["sweep", "--game", "toy", "--strategies", "fair,fair", "--set", "sides=5",
+                              "--games", "40", "--out", str(tmp_path), "--workers", "0", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "nothing to rank it against" in res.stdout and "better than every other cell" not in res.stdout
+
 def test_sweep_report_reads_a_finished_run(tmp_path):
     exp = sweep_experiment("toy", "standard", ["fair", "fair"], ["sides=3,8"], 50, 1, 25)
     res = run_experiment(exp, str(tmp_path), workers=0)
