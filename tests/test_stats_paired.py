@@ -252,6 +252,44 @@ def test_sign_flip_pvalue_matches_brute_force_enumeration():
     assert sign_flip_pvalue(values, counts) == pytest.approx(np.mean(flips))
 
 
+
+def _table_with_moves(n, up_one=0, down_one=0, up_half=0, down_half=0):
+    t = np.zeros((3, 3), np.int64)
+    t[0, 2], t[2, 0], t[1, 2], t[2, 1] = up_one, down_one, up_half, down_half
+    t[1, 1] = n - up_one - down_one - up_half - down_half
+    return t
+
+
+@pytest.mark.parametrize("n,up,exact", [(200, 4, 1 / 8), (201, 4, 1 / 8), (1000, 5, 1 / 16), (100_000, 4, 1 / 8)])
+def test_score_test_stays_exact_when_few_of_many_seeds_moved(n, up, exact):
+    # what decides the test's size is how many seeds moved; a t-test over 201 seeds, 4 of them
+    # up by 1, gave p = 0.045 and could turn a compare verdict
+    res, _ = paired_score_difference(_table_with_moves(n, up_one=up))
+    assert res.method == "sign-flip-exact" and res.pvalue == pytest.approx(exact)
+
+
+def test_sign_flip_pvalue_matches_the_full_null_distribution_of_many_moved_seeds():
+    values = np.array([0.5, -0.5, 1.0, -1.0])
+    counts = np.array([32, 25, 25, 18])  # 57 seeds moved by 1/2, 43 by 1: sum d = 10.5
+    c1, c2 = 57, 43
+    k1, k2 = np.arange(c1 + 1), np.arange(c2 + 1)
+    half_points = (2 * k1 - c1)[:, None] + 2 * (2 * k2 - c2)[None, :]
+    chance = binom.pmf(k1, c1, 0.5)[:, None] * binom.pmf(k2, c2, 0.5)[None, :]
+    expected = chance[np.abs(half_points) >= 21].sum()
+    assert 0.0 < expected < 0.5
+    assert sign_flip_pvalue(values, counts) == pytest.approx(expected, rel=1e-9)
+
+
+@pytest.mark.parametrize("moved", range(1, 31))
+def test_score_test_holds_its_size_whatever_number_of_seeds_moved(moved):
+    # under no change each of the moved seeds (by 1, among 1000) went up or down with equal chance;
+    # the chance of a rejection, summed exactly over how many went up, stays within alpha
+    # (the t-test rejected 12.5 % of the time with 4 seeds moved, 6-8 % with many of 8-29)
+    size = sum(binom.pmf(up, moved, 0.5) for up in range(moved + 1)
+               if paired_score_difference(_table_with_moves(1000, up_one=up, down_one=moved - up))[0].pvalue <= ALPHA)
+    assert size <= ALPHA
+
+
 def test_mann_whitney_on_a_few_games_is_the_exact_permutation_test():
     # five games a run, every candidate length above every baseline one, with ties:
     # 2 of the C(10, 5) = 252 splits are as extreme
@@ -259,3 +297,24 @@ def test_mann_whitney_on_a_few_games_is_the_exact_permutation_test():
     res = mann_whitney(candidate, baseline)
     assert res.method == "mann-whitney-u-exact" and res.pvalue == pytest.approx(2 / 252)
     assert mann_whitney(np.arange(30), np.arange(30) + 0.5).method == "mann-whitney-u"
+
+
+def test_mann_whitney_of_a_single_game_against_others_is_exact():
+    # one candidate game longer than both baseline ones: 1 of the 3 splits is as extreme each way
+    res = mann_whitney([3.0], [1.0, 2.0])
+    assert res.method == "mann-whitney-u-exact" and res.pvalue == pytest.approx(2 / 3)
+
+
+def test_mann_whitney_exact_p_is_scipys_permutation_test_on_tied_samples():
+    from scipy.stats import permutation_test
+
+    def u(x, y, axis=-1):
+        diff = np.expand_dims(x, -1) - np.expand_dims(y, -2)
+        return np.sum((diff > 0) + 0.5 * (diff == 0), axis=(-2, -1))
+
+    rng = np.random.default_rng(5)
+    for nx, ny in [(2, 2), (3, 6), (5, 5), (7, 4)]:
+        x, y = rng.integers(0, 4, nx).astype(float), rng.integers(0, 4, ny).astype(float)
+        ref = permutation_test((x, y), u, permutation_type="independent", alternative="two-sided",
+                               n_resamples=np.inf, vectorized=True).pvalue
+        assert mann_whitney(x, y).pvalue == pytest.approx(ref, rel=1e-12)
