@@ -15,10 +15,17 @@ to 1.
     (no delta method, which fails at the kink s_0 = 1/2 — exactly where a
     balanced game sits). When the interval for s_0 contains 1/2 the upper
     bound is 1.
-  * more seats: percentile bootstrap (Efron & Tibshirani 1993, ch. 13) over
-    ``n_boot`` multinomial resamples of the counts, drawn from
-    ``numpy.random.default_rng(seed)``; the seed is required so the result
-    is reproducible.
+  * more seats: the same logic over all seats at once. A draw adds the same
+    1/n_seats to every seat, so the gap max_j s_j - min_j s_j is the gap of
+    the seats' win rates p_j. With Goodman's simultaneous intervals
+    [l_j, u_j] for the win rates and the draw rate together (Goodman 1965,
+    Technometrics 7:247; ``statsmodels ... multinomial_proportions_confint``)
+    the interval is the image of that box: B from 1 - (max u - min l) to
+    1 - max(0, max l - min u), which is 1 when every seat's interval meets
+    every other's. (polsim before 0.24.0 bootstrapped percentiles here, which
+    cover a perfectly balanced game almost never: 1 - gap of a resample is
+    below 1 unless the gap is exactly 0. No game of polsim has more than two
+    seats, so no figure it printed came from it.)
 - ``first_player_advantage``: s_0 - 1/2 with the score-rate interval of
   seat 0 shifted by 1/2 (seat 0 moves first).
 """
@@ -26,6 +33,7 @@ to 1.
 from __future__ import annotations
 
 import numpy as np
+from statsmodels.stats.proportion import multinomial_proportions_confint
 
 from .interval import Interval, check_level
 from .proportion import score_rate
@@ -64,33 +72,26 @@ def _two_seat_balance(wins: np.ndarray, draws: int, level: float) -> Interval:
     return Interval(b(seat0.estimate), min(ends), high, level)
 
 
-def _bootstrap_balance(wins: np.ndarray, draws: int, level: float,
-                       seed: int, n_boot: int) -> Interval:
+def _many_seat_balance(wins: np.ndarray, draws: int, level: float) -> Interval:
     counts = np.append(wins, draws)
-    n = int(counts.sum())
-    rng = np.random.default_rng(seed)
-    samples = rng.multinomial(n, counts / n, size=n_boot)  # [n_boot, n_seats + 1]
-    scores = (samples[:, :-1] + samples[:, -1:] / wins.size) / n
-    boot = _balance_of_scores(scores)
-    tail = (1 - level) / 2
+    box = multinomial_proportions_confint(counts, alpha=1.0 - level, method="goodman")[: wins.size]
+    low, high = box[:, 0], box[:, 1]
     estimate = float(_balance_of_scores(seat_scores(wins, draws)))
-    low, high = np.quantile(boot, [tail, 1 - tail])
-    return Interval(estimate, float(min(low, estimate)), float(max(high, estimate)), level)
+    worst = 1.0 - (high.max() - low.min())
+    best = 1.0 - max(0.0, low.max() - high.min())
+    return Interval(estimate, max(0.0, min(worst, estimate)), min(1.0, max(best, estimate)), level)
 
 
-def balance(seat_wins: "np.ndarray | list[int]", draws: int, level: float = 0.95,
-            seed: int | None = None, n_boot: int = 4000) -> Interval:
+def balance(seat_wins: "np.ndarray | list[int]", draws: int, level: float = 0.95) -> Interval:
     """Balance score 1 - (largest gap between seat score rates) with interval.
 
-    Two seats: exact transform of seat 0's score-rate interval (no seed
-    needed). More seats: seeded percentile bootstrap (``seed`` required)."""
+    Two seats: exact transform of seat 0's score-rate interval. More seats:
+    the image of Goodman's simultaneous intervals of the win rates."""
     wins, draws = _counts(seat_wins, draws)
     level = check_level(level)
     if wins.size == 2:
         return _two_seat_balance(wins, draws, level)
-    if seed is None:
-        raise ValueError("balance over more than two seats is bootstrapped: pass a seed")
-    return _bootstrap_balance(wins, draws, level, seed, n_boot)
+    return _many_seat_balance(wins, draws, level)
 
 
 def first_player_advantage(seat0_wins: int, draws: int, seat1_wins: int,
