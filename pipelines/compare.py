@@ -21,7 +21,8 @@ Pieces:
   corrected at family-wise ``alpha``:
   * outcome (McNemar on focus-side wins) with the paired win-rate difference
     B - A and Newcombe's paired interval;
-  * score rate (paired t on the focus-side score difference, with interval);
+  * score rate (the exact sign-flip test of the focus-side score difference,
+    with a paired t interval);
   * outcome mix (Stuart–Maxwell on the loss/draw/win table);
   * first player (McNemar on seat-0 wins), when a cell is not self-play;
   * score distribution (Mann–Whitney on the focus side's final score);
