@@ -15,7 +15,13 @@ a sudden end, e.g. the opponent touched the red disc). Draws and failed
 games have no winner and are left out. Where the runs have a komi (Polar's
 ``rule_komi``, added to White's total, P7), the seat playing White carries
 it from the first turn: the scores compared are the totals the winner is
-read from.
+read from. So is the last turn's: the games row's final scores, not the
+turns row's. They differ where R18 scores a stack as the last disc left it
+while that move's fault refilled it (Polarity's ``empty_stack_scoring``
+``when_emptied``, R17): the turns row keeps the refill, and read from it the
+winner of such a game was "not ahead even after the last turn" (polsim
+before 0.24.0). The two latest turns each seat was not ahead on
+(``max(turn, 2)``) let the last be read from the games row in the same pass.
 
 - ``per_game_sql(scope)``: one row per decided game — group keys,
   ``decided_turn``, ``turns``, ``decided_frac``; shared with the report's
@@ -48,14 +54,18 @@ PER_GAME_SQL = """
 SELECT {keys} decided_turn, turns, decided_turn / turns AS decided_frac
 FROM (
 SELECT {g_keys}
-       greatest(coalesce(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, -1) + 1 - g.setup, 0)
-         AS decided_turn,
+       greatest(coalesce(CASE
+         WHEN (g.winner = 0 AND g.final_0 + g.komi_0 <= g.final_1 + g.komi_1)
+           OR (g.winner = 1 AND g.final_1 + g.komi_1 <= g.final_0 + g.komi_0) THEN p.last_turn
+         ELSE list_filter(CASE g.winner WHEN 0 THEN p.behind_0 ELSE p.behind_1 END, lambda t: t < p.last_turn)[1]
+       END, -1) + 1 - g.setup, 0) AS decided_turn,
        p.last_turn + 1 - g.setup AS turns
-FROM (SELECT *, {setup} AS setup FROM {games}) g
+FROM (SELECT *, {setup} AS setup, score_0 AS final_0, score_1 AS final_1,
+             {games_komi_0} AS komi_0, {games_komi_1} AS komi_1 FROM {games}) g
 JOIN (
   SELECT {join}, max(turn) AS last_turn,
-         max(turn) FILTER (WHERE score_0 + komi_0 <= score_1 + komi_1) AS behind_0,
-         max(turn) FILTER (WHERE score_1 + komi_1 <= score_0 + komi_0) AS behind_1
+         max(turn, 2) FILTER (WHERE score_0 + komi_0 <= score_1 + komi_1) AS behind_0,
+         max(turn, 2) FILTER (WHERE score_1 + komi_1 <= score_0 + komi_0) AS behind_1
   FROM {turns} GROUP BY {join}
 ) p USING ({join})
 WHERE g.status = 'ok' AND g.winner IN (0, 1) AND p.last_turn + 1 > g.setup
@@ -102,9 +112,11 @@ def _any_komi(scope: Scope) -> bool:
 
 def per_game_sql(scope: Scope) -> str:
     """``SELECT * FROM`` a temporary table of the decided games, computed once per scope."""
-    games = scope.filtered_games_sql(["winner", "status", *setup_columns(scope.games)])
+    komi = [c for c in ("rule_komi", "colour_0") if c in scope.games]
+    games = scope.filtered_games_sql(["winner", "status", "score_0", "score_1", *komi, *setup_columns(scope.games)])
     sql = PER_GAME_SQL.format(keys=scope.keys_sql(), g_keys=scope.keys_sql(prefix="g."), games=games, join=scope.join,
-                              turns=_turns_sql(scope), setup=setup_turns_sql(scope.games))
+                              turns=_turns_sql(scope), setup=setup_turns_sql(scope.games),
+                              games_komi_0=komi_sql(scope.games, 0), games_komi_1=komi_sql(scope.games, 1))
     return f"SELECT * FROM {scope.materialize('decided', sql)}"
 
 

@@ -161,7 +161,8 @@ def test_a_mean_interval_is_students_t_with_n_minus_1_degrees_of_freedom(tmp_pat
 
 
 def decisiveness_run(tmp_path):
-    games = [game_row(0, 0), game_row(1, 1), game_row(2, -1), game_row(3, 0, end="red_touched")]
+    games = [game_row(0, 0, s0=4, s1=2), game_row(1, 1, s1=2), game_row(2, -1, s0=1, s1=1),
+             game_row(3, 0, s1=1, end="red_touched")]
     turns = (score_turns(0, [(0, 0), (1, 0), (1, 2), (3, 2), (4, 2)])  # seat 0 ahead for good from turn 3
              + score_turns(1, [(0, 1), (0, 2)])                      # seat 1 ahead from the first turn
              + score_turns(2, [(1, 0), (1, 1)])                      # a draw: no winner
@@ -178,6 +179,18 @@ def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path)
     assert row["mean_turn"] == pytest.approx((3 + 0 + 2) / 3)
     assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
 
+
+
+def test_decisiveness_reads_the_end_from_the_scores_the_winner_was_read_from(tmp_path):
+    """R17/R18: a last move that empties the stack and refills it by a fault is scored with the stack
+    empty (``empty_stack_scoring=when_emptied``), while the turns row keeps the refill. Before: the
+    winner, ahead only on the scored stack, read as "not ahead even after the last turn" (a helper's
+    audit)."""
+    games = [game_row(0, 0, s0=0, s1=-1, end="stack_empty")]
+    turns = score_turns(0, [(-2, -2), (-3, -1), (-3, -1)])  # the last row: 3 discs back in seat 0's stack
+    row = tables_of(write_run(tmp_path, games, turns))["decisiveness"][0]
+    assert row["mean_turn"] == 2 and row["mean_frac"] == pytest.approx(2 / 3)
+    assert row["last_rate"] == 0.0
 
 def test_margins_and_seat_scores_carry_the_komi_of_the_seat_playing_white(tmp_path):
     """Before: board points only, so a komi of 30.5 showed margins of 0 and a winner behind (a helper's audit)."""
@@ -198,10 +211,10 @@ def test_polarity_length_and_decisiveness_count_turns_of_play_not_the_foundation
     """Before: n_turns held the 2 x foundations setup turns: three foundations looked 4 turns shorter
     than five over the same play, and no standard game could be decided before turn 10 (a helper's audit)."""
     polarity = {"game": "polarity"}
-    games = [game_row(0, 0, n_turns=20, rule_foundations=5, **polarity),
-             game_row(1, 0, n_turns=16, rule_foundations=3, **polarity),
-             game_row(2, 0, n_turns=5, rule_foundations=1, **polarity),
-             game_row(3, 1, n_turns=1, rule_foundations=1, end="red_touched", **polarity)]  # ended in setup
+    games = [game_row(0, 0, s0=1, n_turns=20, rule_foundations=5, **polarity),
+             game_row(1, 0, s0=1, n_turns=16, rule_foundations=3, **polarity),
+             game_row(2, 0, s0=2, n_turns=5, rule_foundations=1, **polarity),
+             game_row(3, 1, s0=-1, s1=-2, n_turns=1, rule_foundations=1, end="red_touched", **polarity)]  # ended in setup
     turns = (score_turns(0, [(-1, -2)] * 10 + [(0, 0)] * 9 + [(1, 0)])
              + score_turns(1, [(-1, -2)] * 6 + [(1, 0)] * 10)         # ahead from play's first turn
              + score_turns(2, [(-1, -2), (-1, -1), (0, 0), (1, 0), (2, 0)])  # ahead for good from turn 3
@@ -220,13 +233,14 @@ def test_polarity_length_and_decisiveness_count_turns_of_play_not_the_foundation
     ("black", 0.0, 0, 0.25),  # no komi: seat 0 is level at turn 0 and ahead from turn 1
 ])
 def test_decisiveness_reads_the_lead_with_the_komi_white_carries(tmp_path, colour_0, komi, winner, frac):
-    game = game_row(0, winner, colour_0=colour_0, rule_komi=komi)
+    game = game_row(0, winner, s0=4, s1=1, colour_0=colour_0, rule_komi=komi)
     run = write_run(tmp_path, [game], score_turns(0, [(0, 0), (2, 0), (3, 1), (4, 1)]))  # board points
     assert tables_of(run)["decisiveness"][0]["mean_frac"] == pytest.approx(frac)
 
 
 def test_decisiveness_reads_each_game_with_its_own_komi_when_the_runs_mix_komi_and_none(tmp_path):
-    games = [game_row(0, 1, colour_0="black", rule_komi=3.5), game_row(1, 0, colour_0="black", rule_komi=0.0)]
+    games = [game_row(0, 1, s0=4, s1=1, colour_0="black", rule_komi=3.5),
+             game_row(1, 0, s0=4, s1=1, colour_0="black", rule_komi=0.0)]
     turns = score_turns(0, [(0, 0), (2, 0), (3, 1), (4, 1)]) + score_turns(1, [(0, 0), (2, 0), (3, 1), (4, 1)])
     assert tables_of(write_run(tmp_path, games, turns))["decisiveness"][0]["mean_frac"] == pytest.approx(0.125)
 
