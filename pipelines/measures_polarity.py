@@ -8,7 +8,8 @@ Seats: 0 is White (moves first), 1 is Black.
   ``turns``: the share of a phase's actions (``place``, ``capture``,
   ``convert``; ``no_move`` rows left out) whose ``fault_kinds`` list holds
   the kind, with Wilson intervals.
-- ``attempts``: leaner release attempts per placement (``phase = 'place'``)
+- ``attempts``: leaner release attempts per placement (``phase = 'place'``;
+  a ``no_move`` turn, where the player had nothing to try, is no placement)
   — mean with interval, quantiles — and the share that gave up
   (``outcome = 'gave_up'``).
 - ``conversions``: R7 conversions per game (both seats) and the share of
@@ -92,7 +93,8 @@ def faults(scope: Scope) -> list[dict]:
 def attempts(scope: Scope) -> list[dict]:
     if not scope.has("phase", "attempts", "outcome", view="turns"):
         return []
-    placements = turn_rows(scope, "place", ["attempts", "outcome"])
+    placements = (f"(SELECT * FROM {turn_rows(scope, 'place', ['attempts', 'outcome'])} "
+                  f"WHERE coalesce(outcome, '') <> 'no_move') placements")
     rows = describe(scope, "attempts", placements, scope.keys_sql())
     gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE outcome = 'gave_up') AS k "
                          f"FROM {placements} GROUP BY ALL ORDER BY ALL")

@@ -384,7 +384,7 @@ def polarity_rows():
                 "score_0": 0.0, "score_1": 0.0}
 
     turns = [t(0, 0, "place", "fault", "a", 1), t(0, 1, "place", "fault", "a,c", 3), t(0, 2, "place", "placed", "", 2),
-             t(0, 3, "place", "fault", "e,r", 2), t(0, 4, "place", "no_move", "", 0),
+             t(0, 3, "place", "fault", "e,r", 2), t(0, 4, "place", "no_move", "", None),
              t(0, 5, "capture", "captured", "", 1, 3), t(1, 0, "capture", "captured", "", 1, 1),
              t(1, 1, "convert", "converted"), t(1, 2, "convert", "convert_failed", "b"),
              t(1, 3, "place", "gave_up", "", 5)]
@@ -408,8 +408,8 @@ def test_polarity_attempts_conversions_and_captures(tmp_path):
     games, turns = polarity_rows()
     tables = tables_of(write_run(tmp_path, games, turns))
     attempts = tables["attempts"][0]
-    assert attempts["n"] == 6 and attempts["mean"] == pytest.approx((1 + 3 + 2 + 2 + 0 + 5) / 6)
-    assert attempts["gave_up_rate"] == pytest.approx(1 / 6)
+    assert attempts["n"] == 5 and attempts["mean"] == pytest.approx((1 + 3 + 2 + 2 + 5) / 5)
+    assert attempts["gave_up_rate"] == pytest.approx(1 / 5)  # a no_move turn tried nothing: no placement
     conv = tables["conversions"][0]
     assert conv["mean"] == pytest.approx((1 + 3 + 1) / 3) and conv["success_rate"] == pytest.approx(1 / 2)
     caps = tables["captures"][0]
@@ -472,7 +472,7 @@ def test_polarity_turn_measures_of_two_runs_are_kept_apart_by_run(tmp_path):
         runs.append(write_run(tmp_path, games, turns, run_id=run_id))
     con, _ = open_runs(runs)
     tables = measure(con, by=["run_id"])
-    assert [(r["run_id"], r["n"]) for r in tables["attempts"]] == [("one", 6), ("two", 6)]
+    assert [(r["run_id"], r["n"]) for r in tables["attempts"]] == [("one", 5), ("two", 5)]
     assert [(r["run_id"], r["n"]) for r in tables["captures"]] == [("one", 2), ("two", 2)]
     res = runner.invoke(app, ["analyze", *runs, "--table", "attempts", "--format", "csv"])
     assert res.exit_code == 0, res.output
