@@ -16,8 +16,11 @@ Seats: 0 is White (moves first), 1 is Black.
   conversion actions that succeeded (``converted`` vs ``convert_failed``).
 - ``captures``: discs per capture action (R10/R12, ``captured_discs`` of
   ``phase = 'capture'`` rows).
-- ``seat_ends``: per seat/colour at the end of the game — discs left in the
-  stack (mean, share emptied), towers, discs per tower, faults, conversions,
+- ``seat_ends``: per seat/colour at the end of the game — discs in the
+  stack as R18 scores it (mean, share emptied; the stack the last disc
+  emptied counts as empty under ``empty_stack_scoring=when_emptied``, R17,
+  though that move's fault may have put discs back in it, which the turns
+  table keeps), towers, discs per tower, faults, conversions,
   captures, placements, attempts; whichever of these columns exist.
 - ``red_colour``: win/draw/loss by red orientation × colour.
 - ``foundations``: how far each colour and strategy lays its foundations
