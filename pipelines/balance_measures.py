@@ -10,10 +10,12 @@ comes with its 95 % interval as ``<name>_rate``, ``<name>_lo``, ``<name>_hi``.
 - ``balance(scope)``: one row per group of games: the seat balance score
   1 - |s_0 - s_1| (``stats.balance.balance``), first-player advantage
   s_0 - 1/2, completion (share of games with a winner, out of every game,
-  failed ones included), drawishness (draws among finished games) and the
+  failed ones included), drawishness (draws among ``finished`` games: those
+  that ended with a result, a winner or a draw) and the
   share of games ended by a safety limit (``SAFETY_LIMITS``).
-- ``length(scope)``: turns of play per finished game (``play_turns``: setup
-  turns left out) — mean with a Student t 95 %
+- ``length(scope)``: turns of play per game that ran to an end (``status =
+  'ok'``, games ended by a safety limit with no result included;
+  ``play_turns``: setup turns left out) — mean with a Student t 95 %
   interval, spread (sd, IQR, coefficient of variation), quantiles.
 - ``end_reasons(scope)``: count and share of each end reason (and, when
   recorded, the rule that made a sudden end's loser lose: ``loser_cause``);
