@@ -69,7 +69,10 @@ MEASURES: dict[str, dict[str, Measure]] = {
     },
 }
 ALWAYS_SHOWN = {"strategies", "seats", "strategy_seat", "balance", "length", "end_reasons", "failures"}
-ON_REQUEST = {"openings"}  # long tables: computed only when named (``polsim analyze --table openings``)
+TABLES = {name for group in MEASURES.values() for name in group}
+# long tables, computed only when named (``polsim analyze --table openings``), each offered where the
+# table that reads the same columns is shown
+ON_REQUEST = {"openings": "opening_balance"}
 SUMMARY_GROUPS = ("outcome", "length", "ends")
 
 
@@ -95,10 +98,9 @@ def measure_scope(scope: Scope, groups=None, asked=()) -> dict[str, list[dict]]:
 
 
 def on_request_offered(tables: dict) -> list[str]:
-    """The ``ON_REQUEST`` tables that may be asked for where ``tables`` were shown: those of a
-    measure group another of whose tables is shown (the run is of that group's game)."""
-    return [name for group in MEASURES.values() for name in group
-            if name in ON_REQUEST and name not in tables and set(group) & set(tables)]
+    """The ``ON_REQUEST`` tables that may be asked for where ``tables`` were shown: those whose
+    sibling, the table that reads the same columns, is shown."""
+    return [name for name, sibling in ON_REQUEST.items() if name not in tables and sibling in tables]
 
 
 def measure(con: duckdb.DuckDBPyConnection, by=(), where=(), groups=None, asked=()) -> dict[str, list[dict]]:

@@ -313,7 +313,11 @@ def analyze(
         if table:
             unknown = [t for t in table if t not in tables]
             if unknown:
-                offered = [*tables, *analysis.on_request_offered(tables)]
+                offered = [t for t in [*tables, *analysis.on_request_offered(tables)] if t not in unknown]
+                if unknown[0] in analysis.TABLES:
+                    raise UsageError(f"--table {unknown[0]!r} has nothing to show for these runs: it reads columns "
+                                     f"they do not have (another game's table, or turns not recorded); "
+                                     f"choose from: {', '.join(offered)}")
                 raise UsageError(f"unknown --table {unknown[0]!r}{did_you_mean(unknown[0], offered)}; "
                                  f"choose from: {', '.join(offered)}")
             tables = {t: tables[t] for t in table}

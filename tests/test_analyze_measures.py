@@ -676,3 +676,13 @@ def test_an_unknown_table_offers_the_tables_computed_only_on_request_where_their
     assert on_request_offered({"strategies": [], "opening_balance": []}) == ["openings"]     # a Polar run
     assert on_request_offered({"strategies": [], "red_losses": []}) == []                    # a Polarity run
     assert on_request_offered({"openings": [], "opening_balance": []}) == []                 # already there
+
+
+def test_a_table_these_runs_cannot_fill_is_named_as_such_not_as_unknown(tmp_path):
+    """Before: "unknown --table 'openings' (did you mean openings?)" on a Polarity run (a helper's audit)."""
+    games, turns = polarity_rows()
+    run = write_run(tmp_path, games, turns)
+    res = runner.invoke(app, ["analyze", run, "--table", "openings"])
+    assert res.exit_code == 2 and "'openings' has nothing to show for these runs" in res.output
+    offered = res.output.split("choose from:")[1]
+    assert "openings" not in offered and "attempts" in offered
