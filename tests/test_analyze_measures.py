@@ -180,7 +180,6 @@ def test_decisiveness_is_the_turn_from_which_the_winner_keeps_the_lead(tmp_path)
     assert row["early_rate"] == pytest.approx(1 / 3) and row["last_rate"] == pytest.approx(1 / 3)
 
 
-
 def test_decisiveness_reads_the_end_from_the_scores_the_winner_was_read_from(tmp_path):
     """R17/R18: a last move that empties the stack and refills it by a fault is scored with the stack
     empty (``empty_stack_scoring=when_emptied``), while the turns row keeps the refill. Before: the
@@ -191,6 +190,7 @@ def test_decisiveness_reads_the_end_from_the_scores_the_winner_was_read_from(tmp
     row = tables_of(write_run(tmp_path, games, turns))["decisiveness"][0]
     assert row["mean_turn"] == 2 and row["mean_frac"] == pytest.approx(2 / 3)
     assert row["last_rate"] == 0.0
+
 
 def test_margins_and_seat_scores_carry_the_komi_of_the_seat_playing_white(tmp_path):
     """Before: board points only, so a komi of 30.5 showed margins of 0 and a winner behind (a helper's audit)."""
@@ -214,7 +214,8 @@ def test_polarity_length_and_decisiveness_count_turns_of_play_not_the_foundation
     games = [game_row(0, 0, s0=1, n_turns=20, rule_foundations=5, **polarity),
              game_row(1, 0, s0=1, n_turns=16, rule_foundations=3, **polarity),
              game_row(2, 0, s0=2, n_turns=5, rule_foundations=1, **polarity),
-             game_row(3, 1, s0=-1, s1=-2, n_turns=1, rule_foundations=1, end="red_touched", **polarity)]  # ended in setup
+             game_row(3, 1, s0=-1, s1=-2, n_turns=1, rule_foundations=1, end="red_touched",
+                      **polarity)]  # ended in setup
     turns = (score_turns(0, [(-1, -2)] * 10 + [(0, 0)] * 9 + [(1, 0)])
              + score_turns(1, [(-1, -2)] * 6 + [(1, 0)] * 10)         # ahead from play's first turn
              + score_turns(2, [(-1, -2), (-1, -1), (0, 0), (1, 0), (2, 0)])  # ahead for good from turn 3

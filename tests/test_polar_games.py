@@ -183,7 +183,6 @@ def test_every_game_follows_p2_to_p7_against_an_independent_oracle(size, score_n
         replay_and_check(game, by[game["game_index"]], rules, check_legal_counts=size <= 7)
 
 
-
 @pytest.mark.parametrize("size,swap", [(5, True), (7, False)])
 def test_mcts_games_follow_p2_to_p7_against_the_independent_oracle(size, swap):
     # MCTS chooses its moves (and its passes, P5) on its own path through the core
@@ -193,6 +192,7 @@ def test_mcts_games_follow_p2_to_p7_against_the_independent_oracle(size, swap):
     by = rows_by_game(turns)
     for game in games.to_pylist():
         replay_and_check(game, by[game["game_index"]], rules, check_legal_counts=True)
+
 
 def test_random_games_all_end_by_both_passing_with_consistent_winners():
     games, turns = POLAR.play_batch(specs_for(300))
