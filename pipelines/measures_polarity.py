@@ -56,6 +56,8 @@ FROM (SELECT *, {colour} AS colour FROM seats) WHERE result IS NOT NULL {where}
 GROUP BY ALL ORDER BY ALL
 """
 
+ACTED = "coalesce(t.outcome, '') <> 'no_move'"  # a no_move turn had nothing to try: no action
+
 FAULTS_SQL = """
 SELECT {g_keys} t.phase, k.kind, count(*) AS actions,
        count(*) FILTER (WHERE CASE WHEN k.kind = 'any' THEN coalesce(t.fault_kinds, '') <> ''
@@ -63,7 +65,7 @@ SELECT {g_keys} t.phase, k.kind, count(*) AS actions,
                          END) AS faults
 FROM turns t JOIN {games} g USING ({join})
 CROSS JOIN (VALUES {kinds}) k(kind)
-WHERE t.phase IN ('place', 'capture', 'convert') AND coalesce(t.outcome, '') <> 'no_move'
+WHERE t.phase IN ('place', 'capture', 'convert') AND {acted}
 GROUP BY ALL ORDER BY ALL
 """
 
@@ -74,14 +76,14 @@ WHERE t.phase = 'convert' GROUP BY ALL ORDER BY ALL
 """
 
 
-def turn_rows(scope: Scope, phase: str, cols: list[str], game_cols: list[str] = ()) -> str:
-    """A FROM body: the turns of ``phase`` with ``cols``, beside their game's group keys and
-    ``game_cols`` (taken from the games side: a column both views have, such as ``run_id``,
-    is not ambiguous)."""
+def turn_rows(scope: Scope, phase: str, cols: list[str], game_cols: list[str] = (), where: str = "true") -> str:
+    """A FROM body: the turns of ``phase`` (and ``where``, on ``t``) with ``cols``, beside their
+    game's group keys and ``game_cols`` (taken from the games side: a column both views have,
+    such as ``run_id``, is not ambiguous)."""
     from_games = "".join(f"g.{quote(c)}, " for c in dict.fromkeys([*scope.game_keys(), *game_cols]))
     picked = "".join(f", t.{quote(c)}" for c in cols)
     return (f"(SELECT {from_games}t.phase{picked} FROM turns t JOIN {scope.filtered_games_sql(list(game_cols))} g "
-            f"USING ({scope.join}) WHERE t.phase = '{phase}') turn_rows")
+            f"USING ({scope.join}) WHERE t.phase = '{phase}' AND {where}) turn_rows")
 
 
 def faults(scope: Scope) -> list[dict]:
@@ -89,15 +91,14 @@ def faults(scope: Scope) -> list[dict]:
         return []
     kinds = ", ".join(f"('{k}')" for k in (*FAULT_KINDS, "any"))
     sql = FAULTS_SQL.format(g_keys=scope.keys_sql(prefix="g."), games=scope.filtered_games_sql([]), kinds=kinds,
-                             join=scope.join)
+                            acted=ACTED, join=scope.join)
     return [put(r, "fault", share(r["faults"], r["actions"])) for r in scope.rows(sql)]
 
 
 def attempts(scope: Scope) -> list[dict]:
     if not scope.has("phase", "attempts", "outcome", view="turns"):
         return []
-    placements = (f"(SELECT * FROM {turn_rows(scope, 'place', ['attempts', 'outcome'])} "
-                  f"WHERE coalesce(outcome, '') <> 'no_move') placements")
+    placements = turn_rows(scope, "place", ["attempts", "outcome"], where=ACTED)
     rows = describe(scope, "attempts", placements, scope.keys_sql())
     gave_up = scope.rows(f"SELECT {scope.keys_sql()} count(*) AS n, count(*) FILTER (WHERE outcome = 'gave_up') AS k "
                          f"FROM {placements} GROUP BY ALL ORDER BY ALL")
