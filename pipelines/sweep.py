@@ -79,13 +79,12 @@ class SweepReport:
     ties: list[int]  # cells that cannot be told apart from the best (best excluded)
     gaps: list[Interval]
     notes: list[str] = field(default_factory=list)
-    played: int = 0  # cells with finished games, the best among them
 
     def conclusion(self) -> str:
         b = self.best_balance
         head = (f"most balanced: cell {self.best} ({self.cells[self.best]['knobs']}), balance {b.estimate:.3f} "
                 f"[{b.low:.3f}, {b.high:.3f}]")
-        if self.played < 2:
+        if sum(1 for cell in self.cells if cell["games"]) < 2:
             return head + "; the only cell with finished games, so nothing to rank it against"
         if not self.ties:
             return head + "; better than every other cell (paired bootstrap, 95 % family-wise)"
@@ -141,4 +140,4 @@ def sweep_report(run: str, level: float = 0.95, n_boot: int = 2000) -> SweepRepo
     notes += [f"cell {r['cell']}: {r['failed']} games failed or have no result" for r in rows if r["failed"]]
     best_row = rows[best]
     best_interval = Interval(best_row["balance"], best_row["balance_lo"], best_row["balance_hi"], level)
-    return SweepReport(rows, best, best_interval, ties, gaps, notes, played=len(played))
+    return SweepReport(rows, best, best_interval, ties, gaps, notes)
