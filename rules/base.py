@@ -76,8 +76,9 @@ def knob_text(value: Any) -> str:
     """A knob's value as ``--set`` takes it: ``true``, ``15``, ``0.5``, ``when_emptied``."""
     if isinstance(value, bool):
         return str(value).lower()
-    text = repr(value) if isinstance(value, float) else str(value)
-    return text.removesuffix(".0") if isinstance(value, float) else text
+    if isinstance(value, float):
+        return repr(value).removesuffix(".0")
+    return str(value)
 
 
 def before_version(changes, version: str) -> dict[str, Any]:
