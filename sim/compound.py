@@ -30,6 +30,22 @@ radius less the chamfer and the offset), its twist below margin x mu N x 2/3
 of that. Else the group dissolves and its discs go on alone, at the
 velocities the group gave them, their contacts computed again at once.
 
+While grouped, each member also keeps what its points remember of a fellow
+member (``compound_labels``): the disc they press into, the surface they
+entered it by (sim.contacts, entered feature) and their friction spring;
+the contact is not evaluated, and the rigid motion does not change it. Up
+to physics 0.20.0 they were forgotten, like a point that left its disc, and
+read afresh when the group dissolved or its discs were next woken: a stack
+of strong magnets pressed past the 0.8 mm chamfer (sim.stacking) was then
+pushed sideways by its face-edge points, not apart, and collapsed into
+itself. 26 discs at Br x 1.3, captured as one tower, knocked 130 turns later
+by a disc flung at their base: runaway energy (the one game in 192 of the
+strong-magnets variant that failed, seed 20); 20 discs at Br x 1.3 nudged
+at 2 cm/s after their capture did the same (tests/test_physics_compound.py).
+At the standard strength no stack presses that deep, but a group's members
+restarted their friction springs when it dissolved: five golden scenes end
+with poses a few tenths of a millimetre apart, their events the same.
+
 A group dissolves also when its island falls asleep, a member leaves the
 world or any member stops being awake; sleeping discs are never grouped, nor
 any disc with friction off (nothing would hold it against sliding; the

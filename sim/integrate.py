@@ -172,6 +172,7 @@ _DAMP, _DT = IDX["damping"], IDX["dt"]
 _VS, _WS, _TS, _SLEEP = IDX["sleep_speed"], IDX["sleep_spin"], IDX["sleep_time"], IDX["sleep"]
 _FLAT_TS = IDX["flat_sleep_time"]
 _CLING = IDX["lift_clinging"]
+_GROUP_LABELS = IDX["compound_labels"]
 _WAKE, _WAKE_EVERY, _WAKE_R = IDX["wake_force"], IDX["wake_check_every"], IDX["wake_radius"]
 _FAR, _VMAX, _HOLD = IDX["far_cutoff"], IDX["max_speed"], IDX["hold_time"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
@@ -285,6 +286,12 @@ def release_hand(hand, live, awake, still, vel, omega, cur, on_mat, quat, cling,
 
 
 @kernel(inline="always")
+def _fellow(grp, i, j):
+    """Whether j is another member of i's compound body (their contact is not evaluated)."""
+    return j >= 0 and grp[i] >= 0 and grp[j] == grp[i]
+
+
+@kernel(inline="always")
 def _dist2(pos, i, j):
     return (pos[i, 0] - pos[j, 0]) ** 2 + (pos[i, 1] - pos[j, 1]) ** 2 + (pos[i, 2] - pos[j, 2]) ** 2
 
@@ -368,10 +375,11 @@ def compute_forces(pos, quat, vel, omega, live, awake, br, mat_spring, disc_spri
                     _contact_pair(i, j, pos, vel, omega, awake, axis, wp, disc_spring,
                                   disc_partner, disc_feature, hit, P, kin, force, torque, depth,
                                   normals, feats, scratch, cur, touched, wake_next, contact_speed)
+    keep_group = P[_GROUP_LABELS] > 0
     for i in range(n):
         if live[i] and awake[i]:
             for k in range(npts):
-                if not hit[i, k]:
+                if not hit[i, k] and not (keep_group and _fellow(grp, i, disc_partner[i, k])):
                     disc_partner[i, k] = -1
     if pushing:
         for i in range(n):

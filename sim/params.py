@@ -172,6 +172,7 @@ class PhysicsParams(BaseModel):
     compound_margin: float = Field(0.7, gt=0.0, le=1.0, description="a compound body's cut holds while its contact carries below this share of what friction and its face can")
     compound_speed: float = Field(0.01, ge=0.0, description="discs join a compound below this relative speed, m/s")
     compound_spin: float = Field(1.0, ge=0.0, description="... and below this relative spin, rad/s")
+    compound_labels: bool = Field(True, description="a compound body's members keep the entered surface (sim.contacts) of each point pressing into a fellow member while their contact is not evaluated, so a stack pressed deeper than the chamfer is still pushed apart face to face when the body dissolves (sim.integrate, compute_forces); False: forgotten, physics 0.20.0")
     coast: bool = Field(True, description="skip the steps of the hand phase that cannot change anything (sim.integrate)")
     wake_check_every: int = Field(10, description="steps between magnetic wake checks")
     field_table: bool = Field(True, description="read a source magnet's near field from its table (sim.magnetics_table); False: closed form at every point")
@@ -224,7 +225,7 @@ PACKED = [
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
     "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap", "fitted_lead",
-    "flat_sleep_time", "lift_clinging", "out_entirely",
+    "flat_sleep_time", "lift_clinging", "out_entirely", "compound_labels",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
 KERNEL_KNOB_NAMES = ("frame_turn", "blend_work", "converged_gap")       # the order of sim.magnetics.KERNEL_KNOBS

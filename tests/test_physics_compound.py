@@ -5,9 +5,10 @@ between its discs could not carry the load."""
 import numpy as np
 import pytest
 
-from sim.api import PhysicsParams, World, settle
+from sim.api import PhysicsParams, World, place_tower, settle
 from sim.bodies import quat_to_matrix
 from sim.compound import group_holds, place_members, setup_group
+from sim.contacts import FACE_DOWN, FACE_UP
 from sim.magnetics import pair_force_torque
 
 
@@ -152,3 +153,45 @@ def test_a_stack_knocked_by_a_sliding_disc_is_pushed_along_in_both_modes(compoun
     w.vel[c] = (0.6, 0, 0)
     assert settle(w).status == "settled"
     assert 0.003 < w.pos[0, 0] < 0.007 and abs(w.pos[1, 0] - w.pos[0, 0]) < 1e-3
+
+
+def _strong_tower(discs: int, compound_labels: bool = True) -> tuple[World, list[int]]:
+    """``discs`` discs of magnets 30 % stronger (the strong-magnets variant)
+    captured as one tower: set down at rest, which the compound body settles."""
+    p = PhysicsParams(br=0.48 * 1.3, br_red=0.48 * 1.3, compound_labels=compound_labels)
+    w = World.new(p)
+    ids = [w.add_flat(0.04 * (k % 8) - 0.15, 0.04 * (k // 8) - 0.15, 1) for k in range(discs)]
+    w.remove(ids)
+    assert place_tower(w, ids, 0.1, 0.1, 1).status == "settled"
+    return w, ids
+
+
+def test_a_compound_body_keeps_the_faces_its_members_pressed_into_each_other_through():
+    w, ids = _strong_tower(12)
+    n = w.params.rim_points
+    for lower, upper in zip(ids[:-1], ids[1:]):            # every face-edge point of the cut
+        assert (w.disc_partner[upper, n:2 * n] == lower).all()
+        assert (w.disc_feature[upper, n:2 * n] == FACE_UP).all()
+        assert (w.disc_partner[lower, :n] == upper).all()
+        assert (w.disc_feature[lower, :n] == FACE_DOWN).all()
+    forgot, _ = _strong_tower(12, compound_labels=False)   # physics 0.20.0: the control
+    assert (forgot.disc_partner[ids] == -1).all()
+
+
+@pytest.mark.parametrize("discs", [20, 26])
+def test_a_tall_strong_magnet_tower_pressed_past_the_chamfer_stands_when_nudged(discs):
+    """Its middle discs press 0.84-0.88 mm, past the 0.8 mm chamfer: read afresh, a
+    face-edge point's nearest surface is the neighbour's side, and the tower fell into
+    itself (runaway energy under physics 0.20.0, the control)."""
+    for labels in (True, False):
+        w, ids = _strong_tower(discs, compound_labels=labels)
+        press = w.params.thickness - np.diff(w.pos[ids, 2])
+        assert press.max() > w.params.chamfer
+        w.vel[ids[discs // 2], 2] = -0.02                  # a 2 cm/s knock, as from a landing disc
+        ep = settle(w)
+        if labels:
+            assert ep.status == "settled"
+            assert max(ep.moved_diameters.values(), default=0.0) < 0.01
+            assert np.allclose(w.pos[ids, :2], (0.1, 0.1), atol=1e-4)
+        else:
+            assert ep.status == "energy"

@@ -109,6 +109,8 @@ class PolarityRules(RulesBase):
         True, description="physics, R6(e): a disc is out of bounds when all of it lies beyond the circle, seen from above; false (with lift_clinging=false, red_stays=false) = physics 0.19.0, by its centre")
     red_stays: bool = Field(
         True, description="physics: the red disc is never lifted away with the Action Disc in hand; pulled off, it falls where it hung; false (with lift_clinging=false, out_entirely=false) = physics 0.19.0, where it left the game (2 of seed 20's 384 no-red-death games)")
+    compound_labels: bool = Field(
+        True, description="physics: a stack moving as one rigid body remembers which face each of its discs pressed into the next through, so a tall tower of strong magnets (pressed past the 0.8 mm chamfer) is pushed apart face to face when it breaks up; false = physics 0.20.0, which forgot, so such a tower woken later could collapse into itself (runaway energy)")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 

@@ -27,7 +27,9 @@ refinement of the physics contract (sim/api.py) changes this module only.
   computed ``reuse_lead`` of a tolerance ahead; ``lift_clinging``,
   ``out_entirely`` and ``red_stays`` false together, physics 0.19.0: only
   discs touching no mat go up with the held disc, the red disc among them, and
-  a disc is out when its centre is);
+  a disc is out when its centre is); ``compound_labels`` false, physics
+  0.20.0: a compound body's members forgot the faces they pressed into each
+  other through;
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -62,6 +64,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 21, 0), "compound_labels", False),
     ((0, 20, 0), "lift_clinging", False),
     ((0, 20, 0), "out_entirely", False),
     ((0, 20, 0), "red_stays", False),
@@ -92,7 +95,7 @@ def physics_restores(version: str) -> dict:
 SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt", "flat_sleep_time")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
-                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays")
+                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays", "compound_labels")
 
 
 def physics_params(rules):
