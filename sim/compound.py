@@ -38,13 +38,16 @@ to physics 0.20.0 they were forgotten, like a point that left its disc, and
 read afresh when the group dissolved or its discs were next woken: a stack
 of strong magnets pressed past the 0.8 mm chamfer (sim.stacking) was then
 pushed sideways by its face-edge points, not apart, and collapsed into
-itself. 26 discs at Br x 1.3, captured as one tower, knocked 130 turns later
-by a disc flung at their base: runaway energy (the one game in 192 of the
+itself. 26 discs at Br x 1.3, captured as one tower, knocked on the game's
+131st turn by a disc flung at their base: runaway energy (the one game in 192 of the
 strong-magnets variant that failed, seed 20); 20 discs at Br x 1.3 nudged
 at 2 cm/s after their capture did the same (tests/test_physics_compound.py).
 At the standard strength no stack presses that deep, but a group's members
 restarted their friction springs when it dissolved: five golden scenes end
-with poses a few tenths of a millimetre apart, their events the same.
+with poses a few tenths of a millimetre apart, their events the same;
+576 paired standard games moved no headline figure (docs/FINDINGS.md,
+"Re-checked under physics 0.21.0"); replayed episodes cost +0.4 to +6.6 %
+CPU (docs/MEASUREMENTS.md).
 
 A group dissolves also when its island falls asleep, a member leaves the
 world or any member stops being awake; sleeping discs are never grouped, nor
