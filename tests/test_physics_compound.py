@@ -158,7 +158,8 @@ def test_a_stack_knocked_by_a_sliding_disc_is_pushed_along_in_both_modes(compoun
 def _strong_tower(discs: int, compound_labels: bool = True) -> tuple[World, list[int]]:
     """``discs`` discs of magnets 30 % stronger (the strong-magnets variant)
     captured as one tower: set down at rest, which the compound body settles."""
-    p = PhysicsParams(br=0.48 * 1.3, br_red=0.48 * 1.3, compound_labels=compound_labels)
+    base = PhysicsParams()
+    p = PhysicsParams(br=base.br * 1.3, br_red=base.br_red * 1.3, compound_labels=compound_labels)
     w = World.new(p)
     ids = [w.add_flat(0.04 * (k % 8) - 0.15, 0.04 * (k // 8) - 0.15, 1) for k in range(discs)]
     w.remove(ids)
