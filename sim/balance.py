@@ -33,6 +33,7 @@ from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
 from sim.events import Intent
+from sim.fit import axes_of, intent_fits
 from sim.jit import kernel
 from sim.magnetics import packed_knobs, pair_force_torque
 from sim.params import IDX
@@ -192,8 +193,7 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
     return turn, tilt, False
 
 
-def world_axes(world) -> np.ndarray:
-    return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))
+world_axes = axes_of
 
 
 def world_rotations(world) -> np.ndarray:
@@ -205,20 +205,24 @@ def world_rotations(world) -> np.ndarray:
 
 
 def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
-                   tilt: float = np.pi / 4) -> Intent:
+                   tilt: float = np.pi / 4, fit: bool = False) -> Intent:
     """The intent whose leaner balances near ``tilt``: a base distance where
     the tip torque is zero and restoring in tilt (leaning further in lowers
     it), facing the host. Preference: the outermost crossing (the cushion
     side, away from the host's snap zone) at ``tilt``, then at tilts 2.5, 5,
     ... 15 degrees either side; then any stable crossing in the same order
     (towers often balance only close in). Failing all, the pose of strongest
-    support at ``tilt``. ``up`` defaults to the host's colour (a leaner shows
-    its owner's colour)."""
-    return _tilt_balance(world, host, azimuth, up, tilt)[0]
+    support at ``tilt``. With ``fit`` every pose considered is one the hand of
+    ``place_leaner`` can bring a leaner to: it and its approach clear of every
+    disc (``sim.fit``: a crossing can lie inside a flat disc beside the host or
+    a tower's top disc); what the rules engine aims at (``aim_fit``). Without
+    it (the default: scenes set their own approach) the torques alone decide.
+    ``up`` defaults to the host's colour (a leaner shows its owner's colour)."""
+    return _tilt_balance(world, host, azimuth, up, tilt, fit=fit)[0]
 
 
 def balance_intent(world, host: int, azimuth: float, up: int | None = None,
-                   tilt: float = np.pi / 4) -> tuple[Intent, bool]:
+                   tilt: float = np.pi / 4, fit: bool = False) -> tuple[Intent, bool]:
     """(``nominal_intent``'s intent, whether its leaner balances at all).
     False when no pose balances in tilt (the intent is then the pose of
     strongest support: a leaner released there falls or is flung over, e.g.
@@ -232,7 +236,7 @@ def balance_intent(world, host: int, azimuth: float, up: int | None = None,
     and rose over); of the 26 that passed none fell flat and 13 ended
     leaning (the others snapped, stacked or left the circle in cascades)."""
     axis = world_axes(world)
-    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt, axis)
+    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt, axis, fit)
     if not balanced:
         return intent, False
     ok = turned_balance(world.pos, axis, world.br, world.live, int(intent.host),
@@ -242,9 +246,10 @@ def balance_intent(world, host: int, azimuth: float, up: int | None = None,
 
 
 def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
-                  axis: np.ndarray | None = None) -> tuple[Intent, bool]:
+                  axis: np.ndarray | None = None, fit: bool = False) -> tuple[Intent, bool]:
     """``nominal_intent`` and whether it found a stable crossing (else the fallback);
-    ``axis``: the bodies' axes (``world_axes``) if the caller has them."""
+    ``axis``: the bodies' axes (``world_axes``) if the caller has them; ``fit``: only
+    poses the hand can bring a leaner to (``sim.fit.intent_fits``)."""
     if not world.live[host]:
         raise ValueError(f"host {host} is not on the mat: choose a live disc")
     if up is None:
@@ -259,7 +264,10 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
                                              -12.5, 12.5, -15.0, 15.0)]
     scans = {}
     work = np.zeros(WORK)
-    fallback = None
+
+    def fits(intent: Intent) -> bool:
+        return not fit or intent_fits(world, intent, axis)
+
     for outermost_only in (True, False):       # most intents end at the first tilt's outermost crossing
         for t in tilts:
             if t not in scans:
@@ -269,10 +277,12 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
                 scan_down(world.pos, axis, world.br, world.live, int(host), float(azimuth), float(t), int(up),
                           float(p.chamfer), world.P, world.field, grid, torques, xs, stable, state,
                           outermost_only, work)
-            if not outermost_only and fallback is None:
-                fallback = Intent(host, azimuth, float(grid[int(np.argmax(torques))]), t, up)
             n = min(1, state[1]) if outermost_only else state[1]
             for bd, ok in zip(xs[:n], stable[:n]):
-                if ok:
-                    return Intent(host, azimuth, float(bd), t, up), True
-    return fallback, False
+                intent = Intent(host, azimuth, float(bd), t, up)
+                if ok and fits(intent):
+                    return intent, True
+    grid, torques = scans[tilts[0]][:2]
+    strongest = [Intent(host, azimuth, float(grid[k]), tilts[0], up)
+                 for k in np.argsort(-torques, kind="stable")]
+    return next((i for i in strongest if fits(i)), strongest[0]), False

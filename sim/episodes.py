@@ -30,6 +30,7 @@ import numpy as np
 from sim import detmath as dm
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
+from sim.fit import APPROACH_DISTANCE, APPROACH_HEIGHT, hand_start, leaner_pose  # noqa: F401  (leaner_pose: re-exported by sim.api)
 from sim.balance import balance_intent, nominal_intent, world_axes, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
@@ -40,19 +41,6 @@ from sim.world import World
 NO_PATH_T = np.zeros(1)
 NO_PATH_P = np.zeros((1, 3))
 NO_IDS = np.zeros(0, np.int64)
-
-
-def leaner_pose(world: World, host: int, azimuth: float, base_distance: float, tilt: float):
-    """(centre [3], shown-face normal [3], u [3]) of a leaner in contact with the mat."""
-    p = world.params
-    sin_az, cos_az = dm.sincos(azimuth)
-    sin_tilt, cos_tilt = dm.sincos(tilt)
-    u = np.array([cos_az, sin_az, 0.0])
-    n_up = sin_tilt * u + np.array([0.0, 0.0, cos_tilt])
-    rise = -cos_tilt * u + np.array([0.0, 0.0, sin_tilt])
-    base = np.array([world.pos[host, 0], world.pos[host, 1], 0.0]) + base_distance * u
-    centre = base + (p.radius - p.chamfer) * rise + 0.5 * p.thickness * n_up
-    return centre, n_up, u
 
 
 def lay_flat(world: World, x: float, y: float, up: int, red: bool = False,
@@ -66,13 +54,13 @@ def lay_flat(world: World, x: float, y: float, up: int, red: bool = False,
 
 
 def place_leaner(world: World, intent: Intent, owner: int = -1,
-                 approach_distance: float = 0.02, approach_height: float = 0.005) -> Episode:
+                 approach_distance: float = APPROACH_DISTANCE, approach_height: float = APPROACH_HEIGHT) -> Episode:
     """The hand brings a new disc to the intended pose and releases it."""
     def setup(w: World) -> dict:
         p = w.params
         centre, n_up, u = leaner_pose(w, intent.host, intent.azimuth, intent.base_distance,
                                       intent.tilt)
-        start = centre + approach_distance * u + np.array([0.0, 0.0, approach_height])
+        start = hand_start(centre, u, approach_distance, approach_height)
         i = w.add_body(start, n_up * (1.0 if intent.up >= 0 else -1.0), False, owner, awake=True)
         t_move = dm.norm(start - centre) / p.approach_speed
         hand_t = np.array([0.0, max(t_move, p.dt), max(t_move, p.dt) + p.hold_time])

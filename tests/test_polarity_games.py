@@ -152,10 +152,11 @@ def test_lookahead_beats_random_clearly_over_hundreds_of_games(monkeypatch):
     assert result["ci95"][0] > 0.5, result
 
 
-def real_game(seats=("cautious:noise_mm=0:noise_deg=0", "cautious")):
+def real_game(seats=("cautious:noise_mm=0:noise_deg=0", "cautious"), **knobs):
     from rules.polarity.engine import Game
 
-    spec = GameSpec(0, 5, "standard", PolarityRules(red_orientation="bar"), tuple(StrategySpec.parse(s) for s in seats))
+    spec = GameSpec(0, 5, "standard", PolarityRules(red_orientation="bar", **knobs),
+                    tuple(StrategySpec.parse(s) for s in seats))
     game = Game(spec)
     game.red_orientation = "bar"
     game.world.add_flat(0.0, 0.0, 1, red=True)
@@ -211,6 +212,25 @@ def test_r4_r7_leaner_then_conversion_on_the_real_core():
     game.convert(0, Convert(leaner.id, math.pi))  # toward the host, the side it leans to
     assert game.rows[-1]["outcome"] == "converted", game.rows[-1]
     assert leaner.id in {h.id for h in game.view(0).hosts()} and game.table.stacks[0] == 9
+
+
+@pytest.mark.parametrize("aim", [True, False])
+def test_r4_a_leaner_is_aimed_at_the_tilt_its_balance_was_found_at_and_where_it_fits(aim):
+    """Off a three-disc tower nothing balances at 45 degrees clear of its top; the core
+    balances a leaner 10 degrees steeper. polsim 0.25.0 (``aim_tilt``, ``aim_fit`` false)
+    aimed at 45 degrees with that distance: into the tower's top disc."""
+    from sim.api import Intent
+    from sim.fit import intent_fits
+
+    from rules.polarity.state import Tower
+
+    game = real_game(aim_tilt=aim, aim_fit=aim)
+    tower = game.world.add_tower(3, -0.12, 0.0, -1)
+    game.table.towers.append(Tower(controller=0, ids=tower))
+    game.refresh()
+    distance, tilt, balanced = game.view(0).nominal_pose(tower[0], math.pi, math.pi / 4)
+    assert balanced and tilt == pytest.approx(math.radians(55.0) if aim else math.pi / 4)
+    assert intent_fits(game.world, Intent(tower[0], math.pi, distance, tilt, -1)) == aim
 
 
 def test_r19_unsettled_freeze_on_the_real_core_stops_moving_bodies_where_they_are():

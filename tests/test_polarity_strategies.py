@@ -280,8 +280,18 @@ def core_that_balances_nowhere_on(*hosts, calls=None):
     def nominal(host, azimuth, tilt):
         if calls is not None:
             calls.append(host)
-        return 0.056, host not in hosts
+        return 0.056, tilt, host not in hosts
     return nominal
+
+
+@pytest.mark.parametrize("name", ["random", "cautious", "aggressive", "converter", "capturer"])
+def test_r4_strategies_aim_at_the_base_distance_and_tilt_the_core_balanced_at(name):
+    # the core found its balance 10 degrees steeper than asked: the leaner is aimed there
+    bodies = [RED, disc(1, 60, 120, W), disc(2, -150, -40, W), disc(3, 150, 100, B)]
+    steeper = lambda host, azimuth, tilt: (0.031, tilt + math.radians(10.0), True)  # noqa: E731
+    act = make(name).act(view_of(bodies, nominal=steeper), np.random.default_rng(0))
+    assert isinstance(act, Place) and act.base_distance == 0.031
+    assert act.tilt == pytest.approx(math.radians(55.0))
 
 
 @pytest.mark.parametrize("name", ["cautious", "aggressive", "converter", "capturer"])

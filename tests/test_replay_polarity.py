@@ -146,7 +146,8 @@ def made_under_physics_0_20_0(tmp_path) -> str:
     return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.20.0"}, dropped=tuple(PREVIOUS))
 
 
-EDGE_THEN = {"edge_gap_mm": 15.0}  # polsim 0.22.0's default, which 0.23.0 changed
+AIM_THEN = {"aim_tilt": False, "aim_fit": False}  # polsim 0.25.0's aiming, which 0.26.0 changed
+EDGE_THEN = {"edge_gap_mm": 15.0, **AIM_THEN}  # polsim 0.22.0's defaults: 0.23.0 changed the edge gap
 SCORED_THEN = {"empty_stack_scoring": "after_resolution", **EDGE_THEN}  # polsim 0.21.0's defaults
 
 
@@ -162,6 +163,15 @@ def made_by_polsim_0_22_0(tmp_path) -> str:
     radius inside the circle's edge; in seed 3's games cautious lays foundations beyond it
     under today's default, so the games differ."""
     return stored_as_made_by(tmp_path, EDGE_THEN, {"package_version": "0.22.0"}, dropped=tuple(EDGE_THEN))
+
+
+def made_by_polsim_0_25_0(tmp_path) -> str:
+    """Aimed as polsim 0.25.0 aimed every leaner: the core's base distance at 45 degrees
+    whatever tilt it balanced at, and wherever it lay (the knobs it did not have)."""
+    return stored_as_made_by(tmp_path, AIM_THEN, {"package_version": "0.25.0"}, dropped=tuple(AIM_THEN), seed=AIM_SEED)
+
+
+AIM_SEED = 1  # its game 0 plays other turns under 0.26.0's aim
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
@@ -216,7 +226,8 @@ def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
 
     assert defaults_then("0.21.0") == defaults_then("0.6.0") == SCORED_THEN
     assert defaults_then("0.22.0") == EDGE_THEN
-    assert defaults_then("0.23.0") == {} and defaults_then("not a version") == {}
+    assert defaults_then("0.23.0") == defaults_then("0.25.0") == AIM_THEN
+    assert defaults_then("0.26.0") == {} and defaults_then("not a version") == {}
 
 
 def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
@@ -231,22 +242,36 @@ def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
                      seed=1, shard_size=1)
     assert defaults_then(game, exp, "0.21.0") == SCORED_THEN
     assert defaults_then(game, exp, "0.22.0") == EDGE_THEN
-    assert defaults_then(game, exp, "0.23.0") == defaults_then(game, exp, None) == {}
+    assert defaults_then(game, exp, "0.23.0") == AIM_THEN
+    assert defaults_then(game, exp, "0.26.0") == defaults_then(game, exp, None) == {}
     sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
     assert defaults_then(sets_it, exp, "0.21.0") == EDGE_THEN
 
 
-@pytest.mark.parametrize("made, version, then, note", [
-    (made_by_polsim_0_21_0, "0.21.0", SCORED_THEN, "edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults"),
-    (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, "edge_gap_mm=15, the default"),
+@pytest.mark.parametrize("made, version, then, dropped, note", [
+    (made_by_polsim_0_21_0, "0.21.0", SCORED_THEN, EDGE_THEN,
+     "aim_tilt=false, aim_fit=false, edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults"),
+    (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, EDGE_THEN, "aim_tilt=false, aim_fit=false, edge_gap_mm=15, the defaults"),
+    (made_by_polsim_0_25_0, "0.25.0", AIM_THEN, AIM_THEN, "aim_tilt=false, aim_fit=false, the defaults"),
 ])
-def test_a_run_made_by_an_earlier_package_replays_with_its_defaults_then(tmp_path, made, version, then, note):
+def test_a_run_made_by_an_earlier_package_replays_with_its_defaults_then(tmp_path, made, version, then, dropped, note):
     uri = made(tmp_path)
     for game in range(2):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
-        assert rep.defaults_then == then and rep.predates == ["edge_gap_mm"] and rep.made_by == version
+        assert rep.defaults_then == then and sorted(rep.predates) == sorted(dropped) and rep.made_by == version
         assert f"replayed with {note} of polsim {version}" in rep.summary()
+
+
+def test_aimed_as_today_the_games_of_polsim_0_25_0_do_not_replay(tmp_path, monkeypatch):
+    """The control: aimed at the tilt the core balanced, and only where a disc fits, the
+    strategies play other leaners and the games are other games."""
+    import pipelines.replay as replay_module
+
+    uri = made_by_polsim_0_25_0(tmp_path)
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: {})
+    reps = [replay(uri, game) for game in range(2)]
+    assert any(d.column.startswith("turns[") for rep in reps for d in rep.differences)
 
 
 def test_under_todays_edge_gap_the_games_of_polsim_0_22_0_do_not_replay(tmp_path, monkeypatch):
@@ -283,7 +308,8 @@ def test_compare_notes_the_default_that_changed_between_the_packages_that_made_t
                      games=2, seed=29, shard_size=2)
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
-    assert "rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied" in notes, notes
+    assert ("rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied, "
+            "aim_tilt false → true, aim_fit false → true") in notes, notes
 
 
 def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_path):

@@ -178,9 +178,11 @@ class Game:
         if self.sim.balance_intent is None:
             return None
 
+        aim_tilt, aim_fit = self.rules.aim_tilt, self.rules.aim_fit
+
         def pose(host, azimuth, tilt):
-            intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt)
-            return intent.base_distance, balanced
+            intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt, fit=aim_fit)
+            return intent.base_distance, (intent.tilt if aim_tilt else tilt), balanced
         return pose
 
     def episode(self, fn, *args, take_back: bool = False):

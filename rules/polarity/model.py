@@ -111,6 +111,10 @@ class PolarityRules(RulesBase):
         True, description="physics: the red disc is never lifted away with the Action Disc in hand; pulled off, it falls where it hung; false (with lift_clinging=false, out_entirely=false) = physics 0.19.0, where it left the game (2 of seed 20's 384 no-red-death games)")
     compound_labels: bool = Field(
         True, description="physics: a stack moving as one rigid body remembers which face each of its discs pressed into the next through, so a tall tower of strong magnets (pressed past the 0.8 mm chamfer) is pushed apart face to face when it breaks up; false = physics 0.20.0, which forgot, so such a tower woken later could collapse into itself (runaway energy)")
+    aim_tilt: bool = Field(
+        True, description="strategies: a leaner is aimed at the tilt the core balanced it at as well as its base distance (the core tries 45 deg, then up to 15 deg either side); false = polsim 0.25.0 and before, which aimed at 45 deg with the distance found at the other tilt (~8 % of balanced aims, often into a tower's top)")
+    aim_fit: bool = Field(
+        True, description="strategies: the core's balancing pose is one the hand can bring a disc to, it and its approach clear of every disc (sim.fit); false = polsim 0.25.0 and before, which could aim into a disc (a flat disc under the pose, a tower's top)")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 
@@ -137,6 +141,8 @@ class PolarityRules(RulesBase):
 # before), newest first. A run made by an earlier polsim played the default before
 # wherever its variant file and cell left the knob unset (replays restore it).
 DEFAULTS_BEFORE = (
+    ((0, 26, 0), "aim_tilt", False),
+    ((0, 26, 0), "aim_fit", False),
     ((0, 23, 0), "edge_gap_mm", 15.0),
     ((0, 22, 0), "empty_stack_scoring", "after_resolution"),
 )

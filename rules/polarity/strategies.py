@@ -151,12 +151,12 @@ def unstuck(view: View, choice, p: TunedParams):
 
 
 def tuned(view: View, place: Place | None) -> Place | None:
-    """The chosen candidate with the core's balancing base distance for its host and
-    direction, and whether the core found it balancing at all (``Place.balanced``)."""
+    """The chosen candidate with the core's balancing base distance and tilt for its host
+    and direction, and whether the core found it balancing at all (``Place.balanced``)."""
     if not isinstance(place, Place):
         return place
-    distance, balanced = view.nominal_pose(place.host, place.azimuth, place.tilt)
-    return Place(place.host, place.azimuth, distance, place.tilt, balanced)
+    distance, tilt, balanced = view.nominal_pose(place.host, place.azimuth, place.tilt)
+    return Place(place.host, place.azimuth, distance, tilt, balanced)
 
 
 def candidates(view: View, n_azimuths: int, rng) -> list[Place]:

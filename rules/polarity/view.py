@@ -113,11 +113,12 @@ class View:
         """Base distance at which a leaner balances at ``tilt`` off ``host`` (the core's estimate)."""
         return self.nominal_pose(host, azimuth, tilt)[0]
 
-    def nominal_pose(self, host: int, azimuth: float, tilt: float) -> tuple[float, bool]:
-        """(base distance, balances): ``nominal_distance`` and whether the core found any
-        pose of this host and direction where a leaner balances (False: the distance of
+    def nominal_pose(self, host: int, azimuth: float, tilt: float) -> tuple[float, float, bool]:
+        """(base distance, tilt, balances): where the core balances a leaner of this host and
+        direction near ``tilt`` (it tries up to 15 degrees either side: ``aim_tilt`` keeps the
+        tilt it found, else ``tilt``), and whether it found any such pose (False: the pose of
         strongest support, where a released leaner falls or is flung over)."""
-        return self.nominal(host, azimuth, tilt) if self.nominal else (clearance.LEANER_BASE, True)
+        return self.nominal(host, azimuth, tilt) if self.nominal else (clearance.LEANER_BASE, tilt, True)
 
     def leaner_points(self, host: BodyInfo, azimuth: float, base_distance: float, tilt: float):
         """The leaner's lower rim point and centre on the mat plane, as two (x, y)."""
