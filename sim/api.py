@@ -31,20 +31,24 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
                                                                     # sim.stacking)
     sweep(world, start, end, pusher_radius=0.004) -> Episode        # a fingertip's path
     settle(world) -> Episode                                        # wake all, run to rest
-    nominal_intent(world, host, azimuth, up=None, tilt=pi/4) -> Intent
-        # a base distance where the leaner balances, stable in tilt (static
-        # torques over every disc on the mat; outermost balance first, then
-        # tilts up to 15 deg either side); up defaults to the host's colour.
+    nominal_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False) -> Intent
+        # a base distance and tilt where the leaner balances, stable in tilt
+        # (static torques over every disc on the mat; outermost balance first,
+        # then tilts up to 15 deg either side); up defaults to the host's
+        # colour. fit: only poses the hand can bring a disc to (intent_fits).
         # A lone foundation: base distance 55.8 mm, settles at 45.8 deg.
         # Towers balance only close in, where their top disc tends to jump
         # into the hand: leaning on towers is hard in this model.
-    balance_intent(world, host, azimuth, up=None, tilt=pi/4) -> (Intent, bool)
+    balance_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False) -> (Intent, bool)
         # the same intent and whether it balances at all: False if no pose
         # balances in tilt (the intent is the pose of strongest support: a
         # leaner released there falls or is flung over, e.g. off a tall tower)
         # or if, balanced in tilt, its neighbours turn it about its base
         # until it rises and falls (sim.balance.turned_balance)
     leaner_pose(world, host, azimuth, base_distance, tilt) -> (centre, normal, u)
+    intent_fits(world, Intent) -> bool
+        # the leaner and the hand's approach to it (place_leaner's defaults)
+        # stay 0.5 mm clear of every disc (sim.fit)
 Noise is the caller's business: the intent passed in is the pose after noise.
 The hand approaches from ``approach_distance`` further out along the
 azimuth and ``approach_height`` higher at ``params.approach_speed``, holds
@@ -89,12 +93,13 @@ from __future__ import annotations
 from sim.episodes import (balance_intent, lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
                           push_flat, settle, sweep)
 from sim.events import BodyInfo, BodyState, Episode, Intent
+from sim.fit import intent_fits
 from sim.params import PhysicsParams
 from sim.version import PHYSICS_VERSION
 from sim.world import World
 
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
-    "balance_intent", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower", "push_flat",
-    "settle", "sweep",
+    "balance_intent", "intent_fits", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
+    "push_flat", "settle", "sweep",
 ]

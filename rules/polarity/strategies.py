@@ -26,9 +26,13 @@ suicide) unless nothing else is left; a very negative value turns that off.
 Setup and captures spread foundations and towers (the spot farthest from
 every disc), so each can host leaners.
 
-Every strategy but ``random`` tunes its best candidates to the core's
-balancing base distance (``best_tuned``) and, with ``skip_unbalanced`` (the
-default), passes over those the core finds no balance for
+Every strategy tunes its candidates to the pose where the core balances a
+leaner (``tuned``): its base distance and its tilt (45 degrees, else up to 15
+either side), at a pose the hand can bring a disc to (the rules' ``aim_tilt``,
+``aim_fit``; polsim 0.25.0 kept 45 degrees and aimed wherever the torques
+said, into a tower's top or a flat disc, in ~5 % of placements). Every
+strategy but ``random`` tunes its best few (``best_tuned``) and, with
+``skip_unbalanced`` (the default), passes over those the core finds no balance for
 (``sim.api.balance_intent``): a tall tower's cushion lifts a leaner harder
 than gravity lays it down at every distance, so it is flung over at every
 try; beside a tower or a crowd a leaner balanced in tilt is turned about its
