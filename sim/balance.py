@@ -193,7 +193,7 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
     return turn, tilt, False
 
 
-world_axes = axes_of
+world_axes = axes_of  # every body's axis [n, 3] (sim.fit), by the name callers know
 
 
 def world_rotations(world) -> np.ndarray:
