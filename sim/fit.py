@@ -15,8 +15,8 @@ passes over balances where it does not fit (``intent_fits``).
 
 A disc is a solid cylinder (radius a, thickness h; the chamfer ignored, which
 errs toward "does not fit"). Two discs overlap when a surface point of one
-lies inside the other, sampled both ways (a flat disc's rim cutting across a
-leaner's face has none of the leaner's points inside it): each face's rim and
+lies inside the other, sampled both ways (a rim poking into a face between
+the face's samples is found from the rim's side only): each face's rim and
 a ring at half the radius at ``RIM_POINTS`` angles, the side at mid-thickness
 and both face centres. At 15 mm radius and 48 angles the rim between two
 samples bows 0.03 mm, far below ``FIT_GAP``. A leaner fits when no other live

@@ -34,6 +34,21 @@ def test_overlap_of_two_pressed_discs_is_how_far_they_press_plus_the_gap():
     assert _overlap_with(w, (0.0, 0.0, 1.5 * H + 2 * FIT_GAP), (0, 0, 1)) < 0.0   # resting above, clear
 
 
+def test_overlap_is_sampled_both_ways_so_a_rim_poking_between_samples_is_found():
+    # a tilted disc's rim pokes 0.7 mm into a flat disc between the flat disc's samples:
+    # none of the flat disc's points lies inside the tilted one, one of its points does
+    from sim.fit import _deepest
+
+    w = World.new(P)
+    w.add_flat(0.0, 0.0, 1)
+    flat, up = np.array([0.0, 0.0, 0.5 * H]), np.array([0.0, 0.0, 1.0])
+    centre = np.array([7.43, 4.83, 20.58]) * 1e-3
+    axis = np.array([0.89, -0.129, 0.437]) / np.linalg.norm([0.89, -0.129, 0.437])
+    assert _deepest(flat, up, centre, axis, A, H, FIT_GAP) <= 0.0           # one way: missed
+    assert _deepest(centre, axis, flat, up, A, H, FIT_GAP) > 5e-4           # the other: 0.7 mm in
+    assert _overlap_with(w, centre, axis) > 5e-4
+
+
 def test_a_leaner_beside_a_lone_host_fits_but_not_over_a_flat_disc_or_with_one_in_the_hands_way():
     w = World.new(P)
     host = w.add_flat(0.0, 0.0, 1)
