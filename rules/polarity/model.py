@@ -112,7 +112,7 @@ class PolarityRules(RulesBase):
     compound_labels: bool = Field(
         True, description="physics: a stack moving as one rigid body remembers which face each of its discs pressed into the next through, so a tall tower of strong magnets (pressed past the 0.8 mm chamfer) is pushed apart face to face when it breaks up; false = physics 0.20.0, which forgot, so such a tower woken later could collapse into itself (runaway energy)")
     aim_tilt: bool = Field(
-        True, description="strategies: a leaner is aimed at the tilt the core balanced it at as well as its base distance (the core tries 45 deg, then up to 15 deg either side); false = polsim 0.25.0 and before, which aimed at 45 deg with the distance found at the other tilt (~8 % of balanced aims, often into a tower's top)")
+        True, description="strategies: a leaner is aimed at the tilt the core balanced it at as well as its base distance (the core tries 45 deg, then up to 15 deg either side); false = polsim 0.25.0 and before, which aimed at 45 deg with the distance found at the other tilt (8 % of the balance calls of three standard games, often into a tower's top)")
     aim_fit: bool = Field(
         True, description="strategies: the core's balancing pose is one the hand can bring a disc to, it and its approach clear of every disc (sim.fit); false = polsim 0.25.0 and before, which could aim into a disc (a flat disc under the pose, a tower's top)")
     converged_gap: bool = Field(
