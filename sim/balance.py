@@ -33,7 +33,7 @@ from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
 from sim.events import Intent
-from sim.fit import axes_of, intent_fits
+from sim.fit import intent_fits, world_axes
 from sim.jit import kernel
 from sim.magnetics import packed_knobs, pair_force_torque
 from sim.params import IDX
@@ -191,9 +191,6 @@ def turned_balance(pos, axis, br, live, host, azimuth, base_distance, tilt, up, 
         if abs(step) < 1e-3:
             return turn, tilt, True
     return turn, tilt, False
-
-
-world_axes = axes_of  # every body's axis [n, 3] (sim.fit), by the name callers know
 
 
 def world_rotations(world) -> np.ndarray:

@@ -31,7 +31,7 @@ from sim import detmath as dm
 from sim.bodies import normal_of
 from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.fit import APPROACH_DISTANCE, APPROACH_HEIGHT, hand_start, leaner_pose  # noqa: F401  (leaner_pose: re-exported by sim.api)
-from sim.balance import balance_intent, nominal_intent, world_axes, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
+from sim.balance import balance_intent, nominal_intent, world_rotations  # noqa: F401  (balance_intent, nominal_intent: re-exported by sim.api)
 from sim.forces import refresh_refs
 from sim.integrate import STATUS_NAMES, run
 from sim.stacking import press_faces, rest_heights

@@ -96,7 +96,7 @@ def overlap(pos, axis, live, c, n, a, h, gap):
     return worst
 
 
-def axes_of(world) -> np.ndarray:
+def world_axes(world) -> np.ndarray:
     """Every body's unit axis [n, 3] (the shown face's normal, either sign)."""
     return np.ascontiguousarray(np.array([normal_of(q) for q in world.quat]).reshape(-1, 3))
 
@@ -125,7 +125,7 @@ def intent_fits(world, intent, axis: np.ndarray | None = None, gap: float = FIT_
     """Whether the leaner of ``intent`` and the hand's approach to it (``hand_start``, straight
     in) stay ``gap`` clear of every live disc: at the pose, half-way and at the start."""
     p = world.params
-    axis = axes_of(world) if axis is None else axis
+    axis = world_axes(world) if axis is None else axis
     centre, normal, u = leaner_pose(world, int(intent.host), float(intent.azimuth),
                                     float(intent.base_distance), float(intent.tilt))
     lift = hand_start(centre, u) - centre

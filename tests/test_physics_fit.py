@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 
 from sim.api import Intent, PhysicsParams, World, balance_intent, nominal_intent
-from sim.fit import FIT_GAP, axes_of, hand_start, intent_fits, leaner_pose, overlap
+from sim.fit import FIT_GAP, hand_start, intent_fits, leaner_pose, overlap, world_axes
 
 P = PhysicsParams()
 A, H = P.radius, P.thickness
 
 
 def _overlap_with(w: World, centre, normal, gap: float = FIT_GAP) -> float:
-    return overlap(w.pos, axes_of(w), w.live, np.asarray(centre, float), np.asarray(normal, float), A, H, gap)
+    return overlap(w.pos, world_axes(w), w.live, np.asarray(centre, float), np.asarray(normal, float), A, H, gap)
 
 
 @pytest.mark.parametrize("apart_mm, fits", [(0.6, True), (0.4, False), (-1.0, False)])

@@ -165,13 +165,13 @@ def made_by_polsim_0_22_0(tmp_path) -> str:
     return stored_as_made_by(tmp_path, EDGE_THEN, {"package_version": "0.22.0"}, dropped=tuple(EDGE_THEN))
 
 
+AIM_SEED = 1  # its game 0 plays other turns under 0.26.0's aim
+
+
 def made_by_polsim_0_25_0(tmp_path) -> str:
     """Aimed as polsim 0.25.0 aimed every leaner: the core's base distance at 45 degrees
     whatever tilt it balanced at, and wherever it lay (the knobs it did not have)."""
     return stored_as_made_by(tmp_path, AIM_THEN, {"package_version": "0.25.0"}, dropped=tuple(AIM_THEN), seed=AIM_SEED)
-
-
-AIM_SEED = 1  # its game 0 plays other turns under 0.26.0's aim
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
