@@ -155,6 +155,24 @@ def column_of(i, pos, axis, live, awake, P, column):
     return height
 
 
+@kernel(inline="always")
+def face_load(face, height, column, f6s, pos, cx, cy, cz, mg):
+    """(fx, fy, fz, tx, ty): the force and the horizontal torque about the point c of
+    the face column[face] rests on, of gravity (``mg`` a disc) and the magnetic forces
+    ``f6s`` on the discs from column[face] up (their forces on each other cancel)."""
+    fx = fy = fz = tx = ty = 0.0
+    for c in range(face, height):
+        k = column[c]
+        gx, gy, gz = f6s[c, 0], f6s[c, 1], f6s[c, 2] - mg
+        rx, ry, rz = pos[k, 0] - cx, pos[k, 1] - cy, pos[k, 2] - cz
+        fx += gx
+        fy += gy
+        fz += gz
+        tx += f6s[c, 3] + ry * gz - rz * gy
+        ty += f6s[c, 4] + rz * gx - rx * gz
+    return fx, fy, fz, tx, ty
+
+
 @kernel
 def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid, column, f6s,
                 held_at, stamp):
@@ -176,16 +194,7 @@ def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid,
     for face in range(height - 1, -1, -1):       # the discs from column[face] up
         b = column[face]
         cx, cy, cz = pos[b, 0] - hh * axis[b, 0], pos[b, 1] - hh * axis[b, 1], pos[b, 2] - hh * axis[b, 2]
-        fx = fy = fz = tx = ty = 0.0
-        for c in range(face, height):
-            k = column[c]
-            gx, gy, gz = f6s[c, 0], f6s[c, 1], f6s[c, 2] - mg
-            rx, ry, rz = pos[k, 0] - cx, pos[k, 1] - cy, pos[k, 2] - cz
-            fx += gx
-            fy += gy
-            fz += gz
-            tx += f6s[c, 3] + ry * gz - rz * gy
-            ty += f6s[c, 4] + rz * gx - rx * gz
+        fx, fy, fz, tx, ty = face_load(face, height, column, f6s, pos, cx, cy, cz, mg)
         normal = -fz
         if normal <= 0.0:
             return False
