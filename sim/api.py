@@ -31,15 +31,17 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
                                                                     # sim.stacking)
     sweep(world, start, end, pusher_radius=0.004) -> Episode        # a fingertip's path
     settle(world) -> Episode                                        # wake all, run to rest
-    nominal_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False) -> Intent
+    nominal_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False, hold=False) -> Intent
         # a base distance and tilt where the leaner balances, stable in tilt
         # (static torques over every disc on the mat; outermost balance first,
         # then tilts up to 15 deg either side); up defaults to the host's
         # colour. fit: only poses the hand can bring a disc to (intent_fits).
+        # hold: only poses that leave the discs near them in place (intent_holds).
         # A lone foundation: base distance 55.8 mm, settles at 45.8 deg.
-        # Towers balance only close in, where their top disc tends to jump
-        # into the hand: leaning on towers is hard in this model.
-    balance_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False) -> (Intent, bool)
+        # 2- and 3-disc towers balance only close in, where their top disc
+        # jumps into the hand (with hold: no balance), taller ones nowhere:
+        # leaning on towers fails in this model.
+    balance_intent(world, host, azimuth, up=None, tilt=pi/4, fit=False, hold=False) -> (Intent, bool)
         # the same intent and whether it balances at all: False if no pose
         # balances in tilt (the intent is the pose of strongest support: a
         # leaner released there falls or is flung over, e.g. off a tall tower)
@@ -49,6 +51,10 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
     intent_fits(world, Intent) -> bool
         # the leaner and the hand's approach to it (place_leaner's defaults)
         # stay 0.5 mm clear of every disc (sim.fit)
+    disturbance(world, Intent) -> float; intent_holds(world, Intent) -> bool
+        # the largest static hold ratio of the flat discs and towers near the
+        # leaner, at its pose and on the hand's approach; holds: below 0.75
+        # (sim.disturb)
 Noise is the caller's business: the intent passed in is the pose after noise.
 The hand approaches from ``approach_distance`` further out along the
 azimuth and ``approach_height`` higher at ``params.approach_speed``, holds
@@ -93,6 +99,7 @@ from __future__ import annotations
 from sim.episodes import (balance_intent, lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
                           push_flat, settle, sweep)
 from sim.events import BodyInfo, BodyState, Episode, Intent
+from sim.disturb import disturbance, intent_holds
 from sim.fit import intent_fits
 from sim.params import PhysicsParams
 from sim.version import PHYSICS_VERSION
@@ -100,6 +107,6 @@ from sim.world import World
 
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
-    "balance_intent", "intent_fits", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
+    "balance_intent", "disturbance", "intent_fits", "intent_holds", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
     "push_flat", "settle", "sweep",
 ]

@@ -33,6 +33,7 @@ from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
 from sim.events import Intent
+from sim.disturb import HOLD_AIM, Disturbance
 from sim.fit import intent_fits, world_axes
 from sim.jit import kernel
 from sim.magnetics import packed_knobs, pair_force_torque
@@ -202,7 +203,7 @@ def world_rotations(world) -> np.ndarray:
 
 
 def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
-                   tilt: float = np.pi / 4, fit: bool = False) -> Intent:
+                   tilt: float = np.pi / 4, fit: bool = False, hold: bool = False) -> Intent:
     """The intent whose leaner balances near ``tilt``: a base distance where
     the tip torque is zero and restoring in tilt (leaning further in lowers
     it), facing the host. Preference: the outermost crossing (the cushion
@@ -214,12 +215,15 @@ def nominal_intent(world, host: int, azimuth: float, up: int | None = None,
     disc (``sim.fit``: a crossing can lie inside a flat disc beside the host or
     a tower's top disc); what the rules engine aims at (``aim_fit``). Without
     it (the default: scenes set their own approach) the torques alone decide.
+    With ``hold`` every pose considered also leaves the discs near it in place
+    (``sim.disturb``: off a 2- or 3-disc tower the only balance pulls the top
+    disc into the hand); what the rules engine aims at (``aim_hold``).
     ``up`` defaults to the host's colour (a leaner shows its owner's colour)."""
-    return _tilt_balance(world, host, azimuth, up, tilt, fit=fit)[0]
+    return _tilt_balance(world, host, azimuth, up, tilt, fit=fit, hold=hold)[0]
 
 
 def balance_intent(world, host: int, azimuth: float, up: int | None = None,
-                   tilt: float = np.pi / 4, fit: bool = False) -> tuple[Intent, bool]:
+                   tilt: float = np.pi / 4, fit: bool = False, hold: bool = False) -> tuple[Intent, bool]:
     """(``nominal_intent``'s intent, whether its leaner balances at all).
     False when no pose balances in tilt (the intent is then the pose of
     strongest support: a leaner released there falls or is flung over, e.g.
@@ -233,7 +237,7 @@ def balance_intent(world, host: int, azimuth: float, up: int | None = None,
     and rose over); of the 26 that passed none fell flat and 13 ended
     leaning (the others snapped, stacked or left the circle in cascades)."""
     axis = world_axes(world)
-    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt, axis, fit)
+    intent, balanced = _tilt_balance(world, host, azimuth, up, tilt, axis, fit, hold)
     if not balanced:
         return intent, False
     ok = turned_balance(world.pos, axis, world.br, world.live, int(intent.host),
@@ -243,10 +247,12 @@ def balance_intent(world, host: int, azimuth: float, up: int | None = None,
 
 
 def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
-                  axis: np.ndarray | None = None, fit: bool = False) -> tuple[Intent, bool]:
+                  axis: np.ndarray | None = None, fit: bool = False,
+                  hold: bool = False) -> tuple[Intent, bool]:
     """``nominal_intent`` and whether it found a stable crossing (else the fallback);
     ``axis``: the bodies' axes (``world_axes``) if the caller has them; ``fit``: only
-    poses the hand can bring a leaner to (``sim.fit.intent_fits``)."""
+    poses the hand can bring a leaner to (``sim.fit.intent_fits``); ``hold``: only
+    poses that leave the discs near them in place (``sim.disturb``)."""
     if not world.live[host]:
         raise ValueError(f"host {host} is not on the mat: choose a live disc")
     if up is None:
@@ -262,8 +268,11 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
     scans = {}
     work = np.zeros(WORK)
 
+    disturbance = Disturbance(world, axis) if hold else None
+
     def fits(intent: Intent) -> bool:
-        return not fit or intent_fits(world, intent, axis)
+        return ((not fit or intent_fits(world, intent, axis))
+                and (disturbance is None or disturbance(intent) < HOLD_AIM))
 
     for outermost_only in (True, False):       # most intents end at the first tilt's outermost crossing
         for t in tilts:

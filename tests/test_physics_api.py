@@ -176,13 +176,16 @@ def test_balance_intent_fails_a_leaner_a_tower_to_one_side_turns_over():
     assert next(b for b in ep.final if b.id == ep.action).state == BodyState.FLAT
 
 
-def _whole_grid_intent(w, host, azimuth, tilt=np.pi / 4, fit=False):
+def _whole_grid_intent(w, host, azimuth, tilt=np.pi / 4, fit=False, hold=False):
     """(``nominal_intent``'s choice read from every tilt's grid scanned whole, how):
     the outermost stable crossing at tilts 0, -2.5, +2.5, ... 15 degrees off
     (``outermost``), then any stable crossing in that order (``inner``), else the
     first tilt's strongest support (``fallback``); with ``fit``, of the poses a
-    leaner fits at (``sim.fit.intent_fits``) only."""
+    leaner fits at (``sim.fit.intent_fits``) only; with ``hold``, of those that
+    leave the discs near them in place (``sim.disturb``: one ``Disturbance`` serves
+    every pose, as fresh ones do: tests/test_physics_disturb.py) only."""
     from sim.balance import WORK, new_scan, scan_down, world_axes
+    from sim.disturb import HOLD_AIM, Disturbance
     from sim.fit import intent_fits
 
     p, axis = w.params, world_axes(w)
@@ -197,7 +200,10 @@ def _whole_grid_intent(w, host, azimuth, tilt=np.pi / 4, fit=False):
                   grid, torques, xs, stable, state, False, np.zeros(WORK))
         assert state[0] == 0                                  # every grid point's torque
         scans.append((t, grid, torques, list(zip(xs[:state[1]], stable[:state[1]]))))
-    fits = (lambda i: intent_fits(w, i)) if fit else (lambda i: True)
+    disturbance = Disturbance(w)
+
+    def fits(intent):
+        return (not fit or intent_fits(w, intent)) and (not hold or disturbance(intent) < HOLD_AIM)
     for how in ("outermost", "inner"):
         for t, _, _, crossings in scans:
             for bd, ok in crossings[:1] if how == "outermost" else crossings:
@@ -206,24 +212,25 @@ def _whole_grid_intent(w, host, azimuth, tilt=np.pi / 4, fit=False):
                     return intent, how
     t, grid, torques, _ = scans[0]
     support = sorted(range(len(grid)), key=lambda k: (-torques[k], k))
-    fitting = [k for k in support if fits(Intent(host, azimuth, float(grid[k]), t, up))]
-    return Intent(host, azimuth, float(grid[(fitting or support)[0]]), t, up), "fallback"
+    first = next((k for k in support if fits(Intent(host, azimuth, float(grid[k]), t, up))), support[0])
+    return Intent(host, azimuth, float(grid[first]), t, up), "fallback"
 
 
 def test_nominal_intent_scans_only_as_far_as_it_needs_and_chooses_as_whole_grids_do():
     from sim.scenes import midgame_world
 
     w = midgame_world(5, n_flat=16, n_leaners=6, towers=(4, 3, 2))
-    ways, skipped = [], 0
+    ways, skipped, held = [], 0, 0
     for host in [int(i) for i in np.nonzero(w.live)[0] if not w.red[i]][:12]:
         for azimuth in (0.0, 2.1, 4.2):
-            for fit in (True, False):
-                expected, how = _whole_grid_intent(w, host, azimuth, fit=fit)
-                assert nominal_intent(w, host, azimuth, fit=fit) == expected, (host, azimuth, fit, how)
+            for fit, hold in ((True, False), (False, False), (True, True)):
+                expected, how = _whole_grid_intent(w, host, azimuth, fit=fit, hold=hold)
+                assert nominal_intent(w, host, azimuth, fit=fit, hold=hold) == expected, (host, azimuth, fit, how)
                 ways.append(how)
             skipped += nominal_intent(w, host, azimuth, fit=True) != nominal_intent(w, host, azimuth)
+            held += nominal_intent(w, host, azimuth, fit=True, hold=True) != nominal_intent(w, host, azimuth, fit=True)
     assert set(ways) == {"outermost", "inner", "fallback"}   # every way of choosing met
-    assert skipped > 0                                       # and poses that do not fit passed over
+    assert skipped > 0 and held > 0                          # and poses that do not fit or hold passed over
 
 
 def test_nominal_intent_on_a_disc_taken_off_the_mat_names_it():
