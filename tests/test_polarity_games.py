@@ -224,13 +224,36 @@ def test_r4_a_leaner_is_aimed_at_the_tilt_its_balance_was_found_at_and_where_it_
 
     from rules.polarity.state import Tower
 
-    game = real_game(aim_tilt=aim, aim_fit=aim)
+    game = real_game(aim_tilt=aim, aim_fit=aim, aim_hold=False)
     tower = game.world.add_tower(3, -0.12, 0.0, -1)
     game.table.towers.append(Tower(controller=0, ids=tower))
     game.refresh()
     distance, tilt, balanced = game.view(0).nominal_pose(tower[0], math.pi, math.pi / 4)
     assert balanced and tilt == pytest.approx(math.radians(55.0) if aim else math.pi / 4)
     assert intent_fits(game.world, Intent(tower[0], math.pi, distance, tilt, -1)) == aim
+
+
+@pytest.mark.parametrize("height", [2, 3])
+@pytest.mark.parametrize("hold", [True, False])
+def test_r4_r6c_a_towers_balance_that_pulls_its_top_disc_into_the_hand_is_not_aimed_at(height, hold):
+    """Off a 2- or 3-disc tower the only balance lies close in, under which the top disc
+    jumps to the held disc (R6 c: returned to the faulter's stack). With ``aim_hold`` the
+    engine reports no balance there, so strategies pass the tower over (``skip_unbalanced``);
+    polsim 0.26.0 (``aim_hold`` false) aimed there."""
+    from rules.polarity.state import Tower
+    from rules.polarity.view import Place
+
+    game = real_game(aim_hold=hold)
+    tower = game.world.add_tower(height, -0.12, 0.0, -1)
+    game.world.add_flat(0.12, 0.0, 1)
+    game.table.towers.append(Tower(controller=0, ids=tower))
+    game.refresh()
+    game.table.stacks = [10, 10]
+    distance, tilt, balanced = game.view(0).nominal_pose(tower[-1], math.pi, math.pi / 4)
+    assert balanced != hold
+    if not hold:                        # what was aimed at: the top disc comes into the hand
+        game.place(0, Place(tower[-1], math.pi, distance, tilt))
+        assert game.rows[-1]["outcome"] == "fault" and "c" in game.rows[-1]["fault_kinds"].split(",")
 
 
 def test_r19_unsettled_freeze_on_the_real_core_stops_moving_bodies_where_they_are():
@@ -281,15 +304,19 @@ def test_simulate_defaults_to_polarity_with_its_default_matchup(tmp_path):
 def test_r5_on_the_real_core_cautious_leans_on_a_foundation_not_on_an_open_tower_nothing_floats_off():
     """A six-disc tower of White's lies in the open, its foundation in a crowd: cautious used
     to pick the tower (the most open host) and throw leaners that are flung over at every
-    try; the core tells it that nothing balances there (sim.api.balance_intent)."""
+    try; the core tells it that nothing balances there (sim.api.balance_intent). The crowd
+    stands 85-100 mm off the foundation: at 70-85 mm its first-ranked directions pull a crowd disc
+    into the hand (aim_hold passes them over)."""
     import numpy as np
+
+    from sim.api import Intent, intent_holds
 
     from rules.polarity.state import Tower
 
     game = real_game()
     tower = game.world.add_tower(6, -0.15, 0.0, -1)
     foundation = game.world.add_flat(0.10, 0.05, -1)
-    for x, y in ((0.17, 0.05), (0.10, 0.12), (0.13, -0.03)):
+    for x, y in ((0.185, 0.05), (0.10, 0.135), (0.145, -0.04)):
         game.world.add_flat(x, y, 1)
     game.table.towers.append(Tower(controller=0, ids=tower))
     game.refresh()
@@ -301,3 +328,4 @@ def test_r5_on_the_real_core_cautious_leans_on_a_foundation_not_on_an_open_tower
     assert choice("cautious:skip_unbalanced=false").host == tower[0]
     act = choice("cautious")
     assert act.host == foundation and act.balanced
+    assert intent_holds(game.world, Intent(act.host, act.azimuth, act.base_distance, act.tilt, -1))

@@ -146,7 +146,8 @@ def made_under_physics_0_20_0(tmp_path) -> str:
     return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.20.0"}, dropped=tuple(PREVIOUS))
 
 
-AIM_THEN = {"aim_tilt": False, "aim_fit": False}  # polsim 0.25.0's aiming, which 0.26.0 changed
+HOLD_THEN = {"aim_hold": False}  # polsim 0.26.0's aiming, which 0.27.0 changed
+AIM_THEN = {"aim_tilt": False, "aim_fit": False, **HOLD_THEN}  # polsim 0.25.0's, which 0.26.0 changed
 EDGE_THEN = {"edge_gap_mm": 15.0, **AIM_THEN}  # polsim 0.22.0's defaults: 0.23.0 changed the edge gap
 SCORED_THEN = {"empty_stack_scoring": "after_resolution", **EDGE_THEN}  # polsim 0.21.0's defaults
 
@@ -172,6 +173,16 @@ def made_by_polsim_0_25_0(tmp_path) -> str:
     """Aimed as polsim 0.25.0 aimed every leaner: the core's base distance at 45 degrees
     whatever tilt it balanced at, and wherever it lay (the knobs it did not have)."""
     return stored_as_made_by(tmp_path, AIM_THEN, {"package_version": "0.25.0"}, dropped=tuple(AIM_THEN), seed=AIM_SEED)
+
+
+HOLD_SEED = 14  # the first seed whose two small games play other turns under 0.27.0's aim
+
+
+def made_by_polsim_0_26_0(tmp_path) -> str:
+    """Aimed as polsim 0.26.0 aimed every leaner: at balances that pull a neighbour or a
+    tower's top disc off its place too (the knob it did not have)."""
+    return stored_as_made_by(tmp_path, HOLD_THEN, {"package_version": "0.26.0"}, dropped=tuple(HOLD_THEN),
+                             seed=HOLD_SEED)
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
@@ -227,7 +238,8 @@ def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
     assert defaults_then("0.21.0") == defaults_then("0.6.0") == SCORED_THEN
     assert defaults_then("0.22.0") == EDGE_THEN
     assert defaults_then("0.23.0") == defaults_then("0.25.0") == AIM_THEN
-    assert defaults_then("0.26.0") == {} and defaults_then("not a version") == {}
+    assert defaults_then("0.26.0") == HOLD_THEN
+    assert defaults_then("0.27.0") == {} and defaults_then("not a version") == {}
 
 
 def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
@@ -243,16 +255,20 @@ def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
     assert defaults_then(game, exp, "0.21.0") == SCORED_THEN
     assert defaults_then(game, exp, "0.22.0") == EDGE_THEN
     assert defaults_then(game, exp, "0.23.0") == AIM_THEN
-    assert defaults_then(game, exp, "0.26.0") == defaults_then(game, exp, None) == {}
+    assert defaults_then(game, exp, "0.26.0") == HOLD_THEN
+    assert defaults_then(game, exp, "0.27.0") == defaults_then(game, exp, None) == {}
     sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
     assert defaults_then(sets_it, exp, "0.21.0") == EDGE_THEN
 
 
 @pytest.mark.parametrize("made, version, then, dropped, note", [
     (made_by_polsim_0_21_0, "0.21.0", SCORED_THEN, EDGE_THEN,
-     "aim_tilt=false, aim_fit=false, edge_gap_mm=15, empty_stack_scoring=after_resolution, the defaults"),
-    (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, EDGE_THEN, "aim_tilt=false, aim_fit=false, edge_gap_mm=15, the defaults"),
-    (made_by_polsim_0_25_0, "0.25.0", AIM_THEN, AIM_THEN, "aim_tilt=false, aim_fit=false, the defaults"),
+     "aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, empty_stack_scoring=after_resolution, "
+     "the defaults"),
+    (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, EDGE_THEN,
+     "aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, the defaults"),
+    (made_by_polsim_0_25_0, "0.25.0", AIM_THEN, AIM_THEN, "aim_hold=false, aim_tilt=false, aim_fit=false, the defaults"),
+    (made_by_polsim_0_26_0, "0.26.0", HOLD_THEN, HOLD_THEN, "aim_hold=false, the default"),
 ])
 def test_a_run_made_by_an_earlier_package_replays_with_its_defaults_then(tmp_path, made, version, then, dropped, note):
     uri = made(tmp_path)
@@ -326,3 +342,14 @@ def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_p
         con, _ = opened(runs)
         played = con.execute("SELECT DISTINCT run_no, rule_edge_gap_mm, rule_compound_labels FROM games ORDER BY run_no")
         assert played.fetchall() == [(0, 15.0, True), (1, 0.0, False), (2, 0.0, True)]
+
+
+def test_aimed_as_today_the_games_of_polsim_0_26_0_do_not_replay(tmp_path, monkeypatch):
+    """The control: aimed only where the discs near the leaner stay put, the strategies play
+    other leaners and the games are other games."""
+    import pipelines.replay as replay_module
+
+    uri = made_by_polsim_0_26_0(tmp_path)
+    monkeypatch.setattr(replay_module, "defaults_then", lambda game_def, exp, made_by: {})
+    reps = [replay(uri, game) for game in range(2)]
+    assert any(d.column.startswith("turns[") for rep in reps for d in rep.differences)

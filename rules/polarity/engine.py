@@ -178,10 +178,11 @@ class Game:
         if self.sim.balance_intent is None:
             return None
 
-        aim_tilt, aim_fit = self.rules.aim_tilt, self.rules.aim_fit
+        aim_tilt, aim_fit, aim_hold = self.rules.aim_tilt, self.rules.aim_fit, self.rules.aim_hold
 
         def pose(host, azimuth, tilt):
-            intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt, fit=aim_fit)
+            intent, balanced = self.sim.balance_intent(self.world, host, azimuth, colour(seat), tilt, fit=aim_fit,
+                                                       hold=aim_hold)
             return intent.base_distance, (intent.tilt if aim_tilt else tilt), balanced
         return pose
 

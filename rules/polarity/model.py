@@ -115,6 +115,8 @@ class PolarityRules(RulesBase):
         True, description="strategies: a leaner is aimed at the tilt the core balanced it at as well as its base distance (the core tries 45 deg, then up to 15 deg either side); false = polsim 0.25.0 and before, which aimed at 45 deg with the distance found at the other tilt (8 % of the balance calls of three standard games, often into a tower's top)")
     aim_fit: bool = Field(
         True, description="strategies: the core's balancing pose is one the hand can bring a disc to, it and its approach clear of every disc (sim.fit); false = polsim 0.25.0 and before, which could aim into a disc (a flat disc under the pose, a tower's top)")
+    aim_hold: bool = Field(
+        True, description="strategies: the core's balancing pose leaves the discs near it in place, each flat disc and tower held by friction with margin at the pose and on the hand's approach (sim.disturb); false = polsim 0.26.0 and before, which aimed at a 2- or 3-disc tower's only balance, close in, where the top disc jumps into the hand (12 tries of 12 on a lone tower)")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 
@@ -141,6 +143,7 @@ class PolarityRules(RulesBase):
 # before), newest first. A run made by an earlier polsim played the default before
 # wherever its variant file and cell left the knob unset (replays restore it).
 DEFAULTS_BEFORE = (
+    ((0, 27, 0), "aim_hold", False),
     ((0, 26, 0), "aim_tilt", False),
     ((0, 26, 0), "aim_fit", False),
     ((0, 23, 0), "edge_gap_mm", 15.0),

@@ -30,7 +30,10 @@ Every strategy tunes its candidates to the pose where the core balances a
 leaner (``tuned``): its base distance and its tilt (45 degrees, else up to 15
 either side), at a pose the hand can bring a disc to (the rules' ``aim_tilt``,
 ``aim_fit``; polsim 0.25.0 kept 45 degrees and aimed wherever the torques
-said, into a tower's top or a flat disc, in ~5 % of placements). Every
+said, into a tower's top or a flat disc, in ~5 % of placements) and that
+leaves the discs near it in place (``aim_hold``: polsim 0.26.0 aimed at a
+2- or 3-disc tower's only balance, under which the top disc jumps into the
+hand; with it such towers balance nowhere and are passed over). Every
 strategy but ``random`` tunes its best few (``best_tuned``) and, with
 ``skip_unbalanced`` (the default), passes over those the core finds no balance for
 (``sim.api.balance_intent``): a tall tower's cushion lifts a leaner harder
