@@ -30,3 +30,25 @@ def test_profiled_games_are_the_games_and_every_episode_is_counted(profiler):
     assert out["episodes"]["lay_flat"] >= 2 * 2 * SHORT.foundations   # two games, each seat its foundations
     # the timers neither overlap (balance scans inside an episode would count twice) nor exceed the games' CPU
     assert 0.0 <= out["elsewhere_share"] < 1.0 and out["balance_intent"]["calls"] > 0
+
+
+@pytest.fixture
+def disturbance_meter(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module("measure_disturbance")
+
+
+def test_measured_games_are_the_games_and_every_release_is_rated(disturbance_meter):
+    from rules.polarity.records import play_one
+
+    seats = (StrategySpec.parse("cautious"), StrategySpec.parse("random"))
+    spec = GameSpec(0, game_seed(5, 0), "standard", SHORT, seats)
+    game = play_batch([spec])[0].to_pylist()[0]
+    rows: list = []
+    row, _ = play_one(spec, disturbance_meter.measured_core(rows))
+    assert (row["winner"], row["physics_steps"]) == (game["winner"], game["physics_steps"])
+    assert len(rows) == game["attempts_total"] and all(r["ratio"] >= 0.0 for r in rows)
+    table = disturbance_meter.table(rows)
+    assert sum(b["releases"] for b in table) == len(rows)
+    for b in table:
+        assert 0.0 <= b["in_hand"] <= b["reacted"] <= 1.0   # a disc in hand is a reaction
