@@ -32,8 +32,8 @@ from numba import njit
 from sim import detmath as dm
 from sim.bodies import normal_of, quat_to_matrix
 from sim.detmath import sincos, tan
-from sim.events import Intent
 from sim.disturb import HOLD_AIM, Disturbance
+from sim.events import Intent
 from sim.fit import intent_fits, world_axes
 from sim.jit import kernel
 from sim.magnetics import packed_knobs, pair_force_torque
@@ -270,7 +270,7 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
 
     disturbance = Disturbance(world, axis) if hold else None
 
-    def fits(intent: Intent) -> bool:
+    def usable(intent: Intent) -> bool:
         return ((not fit or intent_fits(world, intent, axis))
                 and (disturbance is None or disturbance(intent) < HOLD_AIM))
 
@@ -286,9 +286,9 @@ def _tilt_balance(world, host: int, azimuth: float, up: int | None, tilt: float,
             n = min(1, state[1]) if outermost_only else state[1]
             for bd, ok in zip(xs[:n], stable[:n]):
                 intent = Intent(host, azimuth, float(bd), t, up)
-                if ok and fits(intent):
+                if ok and usable(intent):
                     return intent, True
     grid, torques = scans[tilts[0]][:2]
     strongest = [Intent(host, azimuth, float(grid[k]), tilts[0], up)
                  for k in np.argsort(-torques, kind="stable")]
-    return next((i for i in strongest if fits(i)), strongest[0]), False
+    return next((i for i in strongest if usable(i)), strongest[0]), False
