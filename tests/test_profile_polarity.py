@@ -13,10 +13,14 @@ from rules.seeds import game_seed
 SHORT = PolarityRules(stack_size=6, foundations=2, max_attempts=4)
 
 
+def _benchmark_script(monkeypatch, name: str):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return importlib.import_module(name)
+
+
 @pytest.fixture
 def profiler(monkeypatch):
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    return importlib.import_module("profile_polarity")
+    return _benchmark_script(monkeypatch, "profile_polarity")
 
 
 def test_profiled_games_are_the_games_and_every_episode_is_counted(profiler):
@@ -34,8 +38,7 @@ def test_profiled_games_are_the_games_and_every_episode_is_counted(profiler):
 
 @pytest.fixture
 def disturbance_meter(monkeypatch):
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
-    return importlib.import_module("measure_disturbance")
+    return _benchmark_script(monkeypatch, "measure_disturbance")
 
 
 def test_measured_games_are_the_games_and_every_release_is_rated(disturbance_meter):
