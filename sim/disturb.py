@@ -46,7 +46,7 @@ from sim.magnetics import packed_knobs, pair_force_torque
 from sim.params import IDX
 
 HOLD_AIM = 0.75   # a column whose hold ratio reaches this is likely to move (module docstring)
-HOLD_REACH = 0.10  # m: columns whose centre lies further from the leaner's are not judged
+HOLD_REACH = 0.10  # m: a column whose bottom disc lies further (seen from above) from each of the leaner's centres is not judged
 ALONG = (0.0, 0.5, 1.0)  # the pose, half-way along the approach, the hand's start
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]

@@ -325,7 +325,7 @@ def test_compare_notes_the_default_that_changed_between_the_packages_that_made_t
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
     assert ("rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied, "
-            "aim_tilt false → true, aim_fit false → true") in notes, notes
+            "aim_tilt false → true, aim_fit false → true, aim_hold false → true") in notes, notes
 
 
 def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_path):
