@@ -12,7 +12,7 @@ from sim.jit import kernel
 
 CORE_MODULES = ("sim.integrate", "sim.contact_forces", "sim.sleeping", "sim.forces", "sim.contacts",
                 "sim.compound", "sim.magnetics", "sim.magnetics_fields", "sim.magnetics_table", "sim.holding",
-                "sim.bodies", "sim.elliptic", "sim.balance",
+                "sim.bodies", "sim.elliptic", "sim.balance", "sim.fit", "sim.disturb",
                 "rules.polar.core", "rules.polar.engine", "rules.polar.legal_count", "rules.polar.mcts",
                 "rules.polar.policies", "rules.polar.rng")
 # (module, function): they allocate or return a slice, so they keep it; none
