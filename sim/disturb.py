@@ -23,7 +23,7 @@ over its faces (N the normal force; infinite when the part above is pulled
 off), with the forces of every live disc and of the leaner, a dipole of the
 disc's magnet at the leaner's pose. ``disturbance`` is the largest hold ratio
 of the columns within ``HOLD_REACH`` of the leaner, at its pose, half-way
-along the hand's approach and at its start (``sim.fit.hand_start``): the
+along the hand's approach and at its start (``sim.fit.approach_poses``): the
 leaner at its pose pulls hardest. A leaner that disturbs nothing at rest
 still starts its neighbours when it swings in, so the bar ``HOLD_AIM`` is
 below 1: a flat host under a disc held at 45 degrees stayed put at a static
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.fit import hand_start, leaner_pose, world_axes
+from sim.fit import approach_poses, world_axes
 from sim.holding import column_of, face_load
 from sim.jit import kernel
 from sim.magnetics import packed_knobs, pair_force_torque
@@ -47,7 +47,6 @@ from sim.params import IDX
 
 HOLD_AIM = 0.75   # a column whose hold ratio reaches this is likely to move (module docstring)
 HOLD_REACH = 0.10  # m: a column whose bottom disc lies further (seen from above) from each of the leaner's centres is not judged
-ALONG = (0.0, 0.5, 1.0)  # the pose, half-way along the approach, the hand's start
 
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
 _MR, _MT, _FAR, _BR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cutoff"], IDX["br"]
@@ -151,10 +150,7 @@ class Disturbance:
 
     def __call__(self, intent) -> float:
         w = self.world
-        centre, normal, u = leaner_pose(w, int(intent.host), float(intent.azimuth),
-                                        float(intent.base_distance), float(intent.tilt))
-        start = hand_start(centre, u)
-        centres = np.array([centre + along * (start - centre) for along in ALONG])
+        centres, normal = approach_poses(w, intent)
         shown = np.ascontiguousarray(normal * (1.0 if int(intent.up) >= 0 else -1.0))
         return float(worst_ratio(w.pos, self.axis, w.br, w.live, self.awake, w.P, w.field, centres, shown,
                                  float(w.P[_BR]), HOLD_REACH, self.base6, self.known, self.column,

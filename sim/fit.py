@@ -37,6 +37,7 @@ RIM_POINTS = 48
 FIT_GAP = 5e-4  # m: nearer than this counts as touching (hand noise is ~1 mm)
 APPROACH_DISTANCE = 0.02  # m: the hand starts this much further out along u ...
 APPROACH_HEIGHT = 0.005  # m: ... and this much higher (sim.episodes.place_leaner)
+ALONG = (0.0, 0.5, 1.0)  # where a leaner is checked: its pose, half-way along the approach, the hand's start
 
 
 @kernel(inline="always")
@@ -121,16 +122,20 @@ def hand_start(centre, u, approach_distance: float = APPROACH_DISTANCE,
     return centre + approach_distance * u + np.array([0.0, 0.0, approach_height])
 
 
-def intent_fits(world, intent, axis: np.ndarray | None = None, gap: float = FIT_GAP) -> bool:
-    """Whether the leaner of ``intent`` and the hand's approach to it (``hand_start``, straight
-    in) stay ``gap`` clear of every live disc: at the pose, half-way and at the start."""
-    p = world.params
-    axis = world_axes(world) if axis is None else axis
+def approach_poses(world, intent) -> tuple[np.ndarray, np.ndarray]:
+    """(centres [len(ALONG), 3], shown-face normal [3]) of the leaner of ``intent`` at its
+    pose, half-way along the hand's approach (``hand_start``, straight in) and at its start."""
     centre, normal, u = leaner_pose(world, int(intent.host), float(intent.azimuth),
                                     float(intent.base_distance), float(intent.tilt))
     lift = hand_start(centre, u) - centre
-    for along in (0.0, 0.5, 1.0):
-        c = np.ascontiguousarray(centre + along * lift)
-        if overlap(world.pos, axis, world.live, c, normal, p.radius, p.thickness, gap) > 0.0:
-            return False
-    return True
+    return np.array([centre + along * lift for along in ALONG]), normal
+
+
+def intent_fits(world, intent, axis: np.ndarray | None = None, gap: float = FIT_GAP) -> bool:
+    """Whether the leaner of ``intent`` and the hand's approach to it stay ``gap`` clear of
+    every live disc at each of its ``approach_poses``."""
+    p = world.params
+    axis = world_axes(world) if axis is None else axis
+    centres, normal = approach_poses(world, intent)
+    return all(overlap(world.pos, axis, world.live, c, normal, p.radius, p.thickness, gap) <= 0.0
+               for c in centres)

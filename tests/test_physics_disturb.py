@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from sim.api import BodyState, Intent, PhysicsParams, World, balance_intent, place_leaner
-from sim.disturb import ALONG, HOLD_AIM, NEVER, Disturbance, disturbance, intent_holds
 from sim.bodies import normal_of
-from sim.fit import hand_start, leaner_pose
+from sim.disturb import HOLD_AIM, NEVER, Disturbance, disturbance, intent_holds
+from sim.fit import ALONG, hand_start, leaner_pose
 from sim.magnetics import pair_force_torque_py
 
 P = PhysicsParams()
