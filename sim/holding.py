@@ -24,6 +24,13 @@ same test as ``flat_holds`` but with the mat's friction (``flat_holds``
 cannot tell a disc on the mat from one on a disc and takes the lower), and
 the tipping torque about the mat point under its centre.
 
+Each face's torque is taken about the face the disc above it rests on, its
+black face or its white one, whichever is down (``hold_bottom_face``;
+physics 0.21.0 took the white face, the top face of a white-up disc, so a
+white-up sleeper's ratio was off: 12 % low under a disc held over a lone
+foundation, 31 % high in a 6-disc tower, and the colours slept and woke
+differently in the same scene).
+
 A tower qualifies only if it is a plain column: flat discs each resting on
 exactly one below (horizontal offset under a radius, one thickness higher,
 1 mm slack), the bottom one on the mat, all asleep, and no other body within
@@ -56,6 +63,7 @@ from sim.sleeping import COS_FLAT
 _RADIUS, _THICK, _MASS, _G = IDX["radius"], IDX["thickness"], IDX["mass"], IDX["gravity"]
 _MR, _MT, _FAR = IDX["magnet_radius"], IDX["magnet_thickness"], IDX["far_cutoff"]
 _MUS_M, _MUS_D, _HOLD_M = IDX["mu_static_mat"], IDX["mu_static_disc"], IDX["hold_margin"]
+_BOTTOM = IDX["hold_bottom_face"]
 _REUSE_P, _REUSE_A = IDX["reuse_pos"], IDX["reuse_axis"]
 _REUSE_F, _REUSE_R = IDX["reuse_far"], IDX["reuse_rel"]
 _SPLIT = IDX["far_dipole"]
@@ -191,9 +199,11 @@ def stack_holds(i, pos, axis, rot, br, live, awake, P, field, cache, key, valid,
                     cache, key, valid, P[_REUSE_P], P[_REUSE_A], P[_REUSE_F], P[_REUSE_R], P[_SPLIT], packed_knobs(P),
                     P[_MOMENTUM])
     a, hh, mg, margin = P[_RADIUS], 0.5 * P[_THICK], P[_MASS] * P[_G], P[_HOLD_M]
+    bottom_face = P[_BOTTOM] > 0
     for face in range(height - 1, -1, -1):       # the discs from column[face] up
         b = column[face]
-        cx, cy, cz = pos[b, 0] - hh * axis[b, 0], pos[b, 1] - hh * axis[b, 1], pos[b, 2] - hh * axis[b, 2]
+        down = -hh if bottom_face and axis[b, 2] < 0.0 else hh      # to the face b rests on
+        cx, cy, cz = pos[b, 0] - down * axis[b, 0], pos[b, 1] - down * axis[b, 1], pos[b, 2] - down * axis[b, 2]
         fx, fy, fz, tx, ty = face_load(face, height, column, f6s, pos, cx, cy, cz, mg)
         normal = -fz
         if normal <= 0.0:

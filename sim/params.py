@@ -167,6 +167,7 @@ class PhysicsParams(BaseModel):
     wake_radius: float = Field(0.1, description="sleepers this close to an awake body are checked, m")
     hold_margin: float = Field(0.5, description="a flat sleeper stays asleep while friction holds it with this margin (0: off)")
     tower_hold: bool = Field(True, description="a sleeping tower's disc is held as its tower, not alone (sim.holding; False: physics 0.7.0)")
+    hold_bottom_face: bool = Field(True, description="a tower's hold test takes each torque about the face a disc rests on, whichever colour is up (sim.holding); False: about its white face, which is the top face of a white-up disc, physics 0.21.0")
     tower_at_rest: bool = Field(True, description="place_tower sets a captured stack down whole, each disc at its rest height (sim.stacking); False: dropped 0.2 mm apart, physics 0.8.0")
     compound: bool = Field(True, description="move a stack of awake discs held face to face as one rigid body (sim.compound)")
     compound_margin: float = Field(0.7, gt=0.0, le=1.0, description="a compound body's cut holds while its contact carries below this share of what friction and its face can")
@@ -225,7 +226,7 @@ PACKED = [
     "reuse_far", "reuse_rel", "reuse_lead", "hold_margin", "coast", "rest_ball", "contact_substeps", "contact_substep_speed",
     "tower_hold", "compound", "compound_margin", "compound_speed", "compound_spin", "chamfer", "far_dipole",
     "contact_skirt", "frame_turn", "blend_work", "reuse_momentum", "converged_gap", "fitted_lead",
-    "flat_sleep_time", "lift_clinging", "out_entirely", "compound_labels",
+    "flat_sleep_time", "lift_clinging", "out_entirely", "compound_labels", "hold_bottom_face",
 ]
 IDX = {name: i for i, name in enumerate(PACKED)}
 KERNEL_KNOB_NAMES = ("frame_turn", "blend_work", "converged_gap")       # the order of sim.magnetics.KERNEL_KNOBS

@@ -109,7 +109,8 @@ def test_a_still_image_of_a_polarity_turn(games, tmp_path):
     assert matplotlib.image.imread(out).shape[0] > 300
 
 
-PREVIOUS = {"compound_labels": False}                                   # what plays physics 0.20.0
+PREVIOUS = {"hold_bottom_face": False}                                  # what plays physics 0.21.0
+BEFORE_0_21 = {"compound_labels": False}                                # ... and with this, 0.20.0
 BEFORE_0_20 = {"lift_clinging": False, "out_entirely": False, "red_stays": False}  # ... and with these, 0.19.0
 
 
@@ -141,9 +142,9 @@ def stored_as_made_by(tmp_path, played_with: dict, versions: dict, dropped: tupl
     return uri
 
 
-def made_under_physics_0_20_0(tmp_path) -> str:
-    """Played with the knobs that restore physics 0.20.0 (bit for bit, tests/test_physics_substeps.py)."""
-    return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.20.0"}, dropped=tuple(PREVIOUS))
+def made_under_physics_0_21_0(tmp_path) -> str:
+    """Played with the knobs that restore physics 0.21.0 (bit for bit, tests/test_physics_substeps.py)."""
+    return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.21.0"}, dropped=tuple(PREVIOUS))
 
 
 HOLD_THEN = {"aim_hold": False}  # polsim 0.26.0's aiming, which 0.27.0 changed
@@ -190,10 +191,11 @@ def test_physics_restores_name_the_knobs_each_older_physics_lacks():
     from sim.version import PHYSICS_VERSION
 
     assert physics_restores(PHYSICS_VERSION) == {} and physics_restores("not a version") == {}
-    assert physics_restores("0.20.0") == PREVIOUS
-    assert physics_restores("0.19.0") == {**PREVIOUS, **BEFORE_0_20}
-    assert physics_restores("0.18.0") == {**PREVIOUS, **BEFORE_0_20, "flat_sleep_time": 0.08}
-    older = {**PREVIOUS, **BEFORE_0_20, "flat_sleep_time": 0.08, "fitted_lead": False}
+    assert physics_restores("0.21.0") == PREVIOUS
+    assert physics_restores("0.20.0") == {**PREVIOUS, **BEFORE_0_21}
+    assert physics_restores("0.19.0") == {**PREVIOUS, **BEFORE_0_21, **BEFORE_0_20}
+    assert physics_restores("0.18.0") == {**PREVIOUS, **BEFORE_0_21, **BEFORE_0_20, "flat_sleep_time": 0.08}
+    older = {**PREVIOUS, **BEFORE_0_21, **BEFORE_0_20, "flat_sleep_time": 0.08, "fitted_lead": False}
     assert physics_restores("0.17.0") == older
     assert physics_restores("0.16.0") == {**older, "converged_gap": False}
     assert physics_restores("0.15.0") == {**older, "converged_gap": False, "reuse_momentum": False}
@@ -212,20 +214,20 @@ def test_physics_restores_name_the_knobs_each_older_physics_lacks():
 
 
 def test_a_run_made_under_the_previous_physics_replays_as_that_physics_played_it(tmp_path):
-    uri = made_under_physics_0_20_0(tmp_path)
+    uri = made_under_physics_0_21_0(tmp_path)
     for game in range(2):
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
         assert rep.restored == PREVIOUS and sorted(rep.predates) == sorted(PREVIOUS)
-        assert "made with physics 0.20.0: replayed with compound_labels=false, which plays it" in rep.summary()
+        assert "made with physics 0.21.0: replayed with hold_bottom_face=false, which plays it" in rep.summary()
 
 
 def test_without_its_restoring_knobs_a_run_of_the_previous_physics_does_not_replay(tmp_path, monkeypatch):
-    """The control: replayed under this physics (no knob restores 0.20.0), the games differ,
+    """The control: replayed under this physics (no knob restores 0.21.0), the games differ,
     and the failure names the physics version."""
     import pipelines.replay as replay_module
 
-    uri = made_under_physics_0_20_0(tmp_path)
+    uri = made_under_physics_0_21_0(tmp_path)
     monkeypatch.setattr(replay_module, "restoring_knobs", lambda game_def, stored: {})
     reps = [replay(uri, game) for game in range(2)]
     assert not all(rep.reproduced for rep in reps)
@@ -334,13 +336,13 @@ def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_p
     from pipelines.dataset import open_runs
     from pipelines.fastscan import open_for_analysis
 
-    runs = [made_by_polsim_0_22_0(tmp_path / "old"), made_under_physics_0_20_0(tmp_path / "physics")]
+    runs = [made_by_polsim_0_22_0(tmp_path / "old"), made_under_physics_0_21_0(tmp_path / "physics")]
     exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("aggressive", "cautious"), overrides=SMALL),),
                      games=2, seed=3, shard_size=2)
     runs.append(run_experiment(exp, str(tmp_path / "new"), workers=0).uri)
     for opened in (open_runs, open_for_analysis):  # the pyarrow views, and duckdb's reader of local shards
         con, _ = opened(runs)
-        played = con.execute("SELECT DISTINCT run_no, rule_edge_gap_mm, rule_compound_labels FROM games ORDER BY run_no")
+        played = con.execute("SELECT DISTINCT run_no, rule_edge_gap_mm, rule_hold_bottom_face FROM games ORDER BY run_no")
         assert played.fetchall() == [(0, 15.0, True), (1, 0.0, False), (2, 0.0, True)]
 
 

@@ -29,7 +29,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   discs touching no mat go up with the held disc, the red disc among them, and
   a disc is out when its centre is); ``compound_labels`` false, physics
   0.20.0: a compound body's members forgot the faces they pressed into each
-  other through;
+  other through; ``hold_bottom_face`` false, physics 0.21.0: the hold test
+  of a sleeping tower took a white-up disc's torque about its top face;
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -64,6 +65,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 22, 0), "hold_bottom_face", False),
     ((0, 21, 0), "compound_labels", False),
     ((0, 20, 0), "lift_clinging", False),
     ((0, 20, 0), "out_entirely", False),
@@ -95,7 +97,8 @@ def physics_restores(version: str) -> dict:
 SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact_skirt", "flat_sleep_time")
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
-                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays", "compound_labels")
+                "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays", "compound_labels",
+                "hold_bottom_face")
 
 
 def physics_params(rules):
