@@ -329,3 +329,31 @@ def test_r5_on_the_real_core_cautious_leans_on_a_foundation_not_on_an_open_tower
     act = choice("cautious")
     assert act.host == foundation and act.balanced
     assert intent_holds(game.world, Intent(act.host, act.azimuth, act.base_distance, act.tilt, -1))
+
+
+@pytest.mark.parametrize("strategy, finds_it", [("cautious", False), ("cautious:tunings=24", True),
+                                                ("cautious:host_misses=1", True)])
+def test_r5_a_strategy_told_to_look_further_finds_the_leaner_its_default_search_misses(strategy, finds_it):
+    """Six four-disc towers of White's in the open balance a leaner nowhere; its foundation,
+    in a crowd, does in 7 of 16 directions. Cautious ranks the towers' directions first, so
+    its default search (12 tunings, a host passed over after 2 directions that balance
+    nowhere) spends itself on them and throws (R5: a give-up). A larger ``tunings``, or a
+    host passed over after one miss, reaches the foundation."""
+    import numpy as np
+
+    from rules.polarity.state import Tower
+
+    game = real_game()
+    for k in range(6):
+        a = math.radians(20 + 28 * k)
+        tower = game.world.add_tower(4, 0.17 * math.cos(a), 0.17 * math.sin(a), -1)
+        game.table.towers.append(Tower(controller=0, ids=tower))
+    foundation = game.world.add_flat(0.0, -0.12, -1)
+    for x, y in ((0.09, -0.12), (-0.09, -0.12), (0.0, -0.192)):
+        game.world.add_flat(x, y, 1)
+    game.refresh()
+    spec = StrategySpec.parse(strategy)
+    sdef = GAME.strategy(spec)
+    act = sdef.make(sdef.validate(spec)).act(game.view(0), np.random.default_rng(0))
+    assert (act.host == foundation and act.balanced) == finds_it
+    assert act.balanced == finds_it

@@ -60,6 +60,16 @@ with it against cautious without, seed 5) 17-1-22, win rate 42.5 %
 free pass: the throw falls flat and harms nothing, a conversion can fault);
 48 games of cautious vs aggressive both with it (seed 12): given-up turns
 59 -> 30, 107 conversions, games 49 -> 56 turns and 258 -> 280 CPU s.
+
+How far the search looks is a parameter: ``tunings`` candidates at most (12)
+before it throws, a host passed over after ``host_misses`` directions that
+balance nowhere (2). Not every throw means nothing balances. In the first
+four standard games of seed 21 (polsim 0.28.0, cautious vs aggressive), 19
+of the 27 decisions whose search found nothing had a candidate further down
+the ranking that balanced, 2 to 116 places down; on seed 20, 3 of 34
+(``benchmarks/measure_search.py --games 4 --seed 21``). The defaults are the
+games played so far; whether a wider search pays, against the balance
+search's CPU, is not yet measured.
 """
 
 from __future__ import annotations
@@ -90,6 +100,14 @@ class TunedParams(HandParams):
                                                     "(flung over or falling at every try; best_tuned)")
     convert_when_stuck: bool = Field(False, description="when no leaner balances anywhere, convert one of "
                                                         "its leaners (R7) instead of throwing (unstuck)")
+    tunings: int = Field(12, ge=1, description="with skip_unbalanced: candidates tuned to the core's balance "
+                                               "per decision, at most, before it throws (tuned_down)")
+    host_misses: int = Field(2, ge=1, description="with skip_unbalanced: directions of one host that balance "
+                                                  "nowhere before its other directions are passed over")
+
+    def search(self) -> dict:
+        """How far ``best_tuned`` and ``tuned_down`` look for a leaner that balances."""
+        return {"skip_unbalanced": self.skip_unbalanced, "tries": self.tunings, "misses": self.host_misses}
 
 
 def red_scaled(margin: float, weight: float) -> float:
@@ -191,30 +209,30 @@ def not_suicide(view: View, cands: list[Place], red_margin_mm: float) -> list[Pl
     return safe or cands
 
 
-def tuned_down(view: View, ranked: list[Place], want: int, skip_unbalanced: bool = True,
-               tries: int = 12) -> list[Place]:
+def tuned_down(view: View, ranked: list[Place], want: int, *, skip_unbalanced: bool, tries: int,
+               misses: int) -> list[Place]:
     """The first ``want`` candidates of ``ranked``, tuned (``tuned``). With
     ``skip_unbalanced``, tuning goes on down the ranking until ``want`` of them balance,
-    passing over hosts that balanced in none of two directions, within ``tries``
+    passing over hosts that balanced in none of ``misses`` directions, within ``tries``
     tunings; every tuned candidate is returned, in rank order."""
     if not skip_unbalanced:
         return [tuned(view, c) for c in ranked[:want]]
-    out, balanced, misses = [], 0, {}
+    out, balanced, missed = [], 0, {}
     for c in ranked:
         if len(out) >= tries or balanced >= want:
             break
-        if misses.get(c.host, 0) >= 2:
+        if missed.get(c.host, 0) >= misses:
             continue
         t = tuned(view, c)
         out.append(t)
         balanced += t.balanced
         if not t.balanced:
-            misses[c.host] = misses.get(c.host, 0) + 1
+            missed[c.host] = missed.get(c.host, 0) + 1
     return out
 
 
-def best_tuned(view: View, ranked: list[Place], key, top: int = 3, red_margin_mm: float | None = None,
-               skip_unbalanced: bool = True, tries: int = 12) -> Place | None:
+def best_tuned(view: View, ranked: list[Place], key, top: int = 3, red_margin_mm: float | None = None, *,
+               skip_unbalanced: bool, tries: int, misses: int) -> Place | None:
     """Tune the ``top`` best candidates to the core's balancing distance (it moves with the
     crowd, sometimes far) and keep the one whose tuned pose still scores best; with
     ``red_margin_mm``, tuned poses inside the red margin come last (R14).
@@ -223,7 +241,7 @@ def best_tuned(view: View, ranked: list[Place], key, top: int = 3, red_margin_mm
     at every try (R5 then retries up to ``max_attempts`` times and gives the turn up), so
     tuning goes on down the ranking (``tuned_down``) and unbalanced poses come after
     balanced ones (after the red margin): played only when nothing tuned balances."""
-    tuned_ = tuned_down(view, ranked, top, skip_unbalanced, tries)
+    tuned_ = tuned_down(view, ranked, top, skip_unbalanced=skip_unbalanced, tries=tries, misses=misses)
 
     def order(c: Place):
         red_ok = red_margin_mm is None or margins_of(view, c)[1] >= red_margin_mm * MM
@@ -293,8 +311,7 @@ class CautiousStrategy:
         ranked = self.ranked(view, rng)
         if ranked:
             return unstuck(view, best_tuned(view, ranked, lambda c: self.value(view, c),
-                                            red_margin_mm=self.p.red_margin_mm,
-                                            skip_unbalanced=self.p.skip_unbalanced), self.p)
+                                            red_margin_mm=self.p.red_margin_mm, **self.p.search()), self.p)
         return fallback(view)
 
 
@@ -355,7 +372,7 @@ class AggressiveStrategy:
         if not safe:  # nothing clear: the most open candidate, red first
             return unstuck(view, best_tuned(view, sorted(cands, key=lambda c: -clearance_of(view, c, self.p.red_weight)),
                                             lambda c: clearance_of(view, c, self.p.red_weight),
-                                            skip_unbalanced=self.p.skip_unbalanced), self.p)
+                                            **self.p.search()), self.p)
         ranked = sorted(safe, key=lambda c: self.pressure(view, c))
 
         def keep(c: Place) -> float:  # after tuning: still outside the margins, then nearest the gap
@@ -363,7 +380,7 @@ class AggressiveStrategy:
             ok = d >= self.p.min_gap_mm * MM and r >= self.p.red_margin_mm * MM
             return (1.0 if ok else 0.0) - self.pressure(view, c)
 
-        return unstuck(view, best_tuned(view, ranked, keep, skip_unbalanced=self.p.skip_unbalanced), self.p)
+        return unstuck(view, best_tuned(view, ranked, keep, **self.p.search()), self.p)
 
 
 # converter ------------------------------------------------------------------
@@ -457,8 +474,7 @@ class LookaheadStrategy(CautiousStrategy):
             if len(chosen) >= n_cand:
                 break
         # trials of a leaner that balances nowhere are spent: the rest of the ranking refills
-        tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen),
-                           self.p.skip_unbalanced)
+        tried = tuned_down(view, chosen + [c for c in ranked if c not in chosen], len(chosen), **self.p.search())
         pool = [c for c in tried if c.balanced or not self.p.skip_unbalanced]
         if not pool:  # nothing balances: convert if it can (unstuck), else trials of the throws
             pool = tried[:len(chosen)]
