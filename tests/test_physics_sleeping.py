@@ -109,8 +109,12 @@ def _critical_margin(w: World, i: int) -> float:
     tower's worst ratio of pull to what holds it."""
     lo, hi = 0.0, 5.0
     for _ in range(40):
-        w.P[IDX["hold_margin"]] = 0.5 * (lo + hi)
-        lo, hi = (lo, w.P[IDX["hold_margin"]]) if _holds(w, i) else (w.P[IDX["hold_margin"]], hi)
+        margin = 0.5 * (lo + hi)
+        w.P[IDX["hold_margin"]] = margin
+        if _holds(w, i):
+            hi = margin
+        else:
+            lo = margin
     return hi
 
 
