@@ -1,12 +1,15 @@
 """Compare two runs game by game: did the candidate change outcomes?
 
 Two runs *match* when they play the same game, the same seeds (run seed and
-games per cell) and the same matchups cell by cell; their rules may differ,
-by variant or by knob overrides (that is what a comparison is for: game seeds
-depend on the run seed and the game's index alone, never on the rules). Games
-are paired by (cell, seed index): the same seed, the same strategies in the
-same seats. ``rule_notes`` says which knobs differ, so a named variant
-compared with ``standard`` reads the same as ``standard`` with its knobs set.
+games per cell) and the same strategies by name cell by cell; their rules may
+differ, by variant or by knob overrides, and so may the strategies'
+parameters (that is what a comparison is for: game seeds depend on the run
+seed and the game's index alone, never on the rules or the strategies).
+Games are paired by (cell, seed index): the same seed, the same strategies in
+the same seats. ``rule_notes`` says which knobs differ, so a named variant
+compared with ``standard`` reads the same as ``standard`` with its knobs set;
+``strategy_notes`` says which strategy parameters differ (``cautious`` against
+``cautious:tunings=48`` reads "cautious tunings 12 → 48").
 
 Pieces:
 
@@ -55,7 +58,7 @@ from pipelines.play_turns import play_turns_sql
 from pipelines.spec import Experiment, rules_as_played
 from pipelines.stats import paired as pt
 from pipelines.stats.paired_proportion import difference as paired_difference
-from rules.base import UsageError, get_game, knob_text
+from rules.base import GameDef, StrategySpec, UsageError, get_game, knob_text
 
 COLUMNS = ("cell", "seed_index", "game_index", "game_seed", "strategy_0", "strategy_1", "winner",
            "score_0", "score_1", "end_reason", "n_turns", "status")
@@ -127,15 +130,21 @@ def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) 
     if len(base.cells) != len(cand.cells):
         raise UsageError(f"different matchups: {a} has {len(base.cells)} cells, {b} has {len(cand.cells)}")
     for i, (x, y) in enumerate(zip(base.cells, cand.cells)):
-        if tuple(x.matchup) != tuple(y.matchup):
+        if strategy_names(x.matchup) != strategy_names(y.matchup):
             raise UsageError(f"different matchups in cell {i}: {a} plays {' vs '.join(x.matchup)}, "
-                             f"{b} plays {' vs '.join(y.matchup)}")
+                             f"{b} plays {' vs '.join(y.matchup)}; only the strategies' parameters may differ")
+
+
+def strategy_names(matchup) -> tuple[str, ...]:
+    """The strategies of a matchup by name, without their parameters."""
+    return tuple(StrategySpec.parse(s).name for s in matchup)
 
 
 JOIN_SQL = """
 SELECT a.cell, a.seed_index, b.game_index,
        a.game_seed AS seed_a, b.game_seed AS seed_b,
-       a.strategy_0 AS s0_a, b.strategy_0 AS s0_b, a.strategy_1 AS s1_a, b.strategy_1 AS s1_b,
+       split_part(a.strategy_0, ':', 1) AS s0_a, split_part(b.strategy_0, ':', 1) AS s0_b,
+       split_part(a.strategy_1, ':', 1) AS s1_a, split_part(b.strategy_1, ':', 1) AS s1_b,
        coalesce(a.status = 'ok' AND a.winner IS NOT NULL AND a.score_0 IS NOT NULL AND a.score_1 IS NOT NULL, false)
          AND coalesce(b.status = 'ok' AND b.winner IS NOT NULL AND b.score_0 IS NOT NULL AND b.score_1 IS NOT NULL, false)
          AS both_ok,
@@ -203,6 +212,35 @@ def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, st
                       for i, (cell, c) in enumerate(zip(cand.cells, changes))]
 
 
+def _param_changes(game: GameDef, before: str, after: str) -> str:
+    """``name key old → new, …`` for one strategy's parameters, resolved with
+    this polsim's defaults (so ``cautious`` and ``cautious:tunings=12`` are
+    the same strategy); the texts themselves when the strategy is unknown here."""
+    x, y = StrategySpec.parse(before), StrategySpec.parse(after)
+    try:
+        px, py = (game.strategy(s).validate(s).model_dump(mode="json") for s in (x, y))
+    except UsageError:
+        return "" if x == y else f"{x} → {y}"
+    changed = [f"{k} {knob_text(px[k])} → {knob_text(py[k])}" for k in px if px[k] != py[k]]
+    return f"{x.name} {', '.join(changed)}" if changed else ""
+
+
+def strategy_notes(base: Experiment, cand: Experiment) -> list[str]:
+    """The strategy parameters that differ between the runs, cell by cell (one
+    note when every cell differs alike); nothing when they are the same."""
+    game = get_game(base.game)
+    changes = []
+    for x, y in zip(base.cells, cand.cells):
+        seats = dict.fromkeys(_param_changes(game, s, t) for s, t in zip(x.matchup, y.matchup))
+        changes.append("; ".join(c for c in seats if c))
+    if not any(changes):
+        return []
+    if len(set(changes)) == 1:
+        return [f"strategy parameters changed: {changes[0]}"]
+    return [f"strategy parameters changed in cell {i} ({cell.label()}): {c or 'none'}"
+            for i, (cell, c) in enumerate(zip(cand.cells, changes))]
+
+
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
     """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
     distinct_runs([baseline, candidate], "a run compared with itself shows no change whatever the code")
@@ -225,8 +263,8 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
         raise UsageError(f"different matchups: strategies in the seats of {names[0]} and {names[1]} differ")
     ok = np.asarray(rows["both_ok"], dtype=bool)
     made_by = (man_a.get("package_version"), man_b.get("package_version"))
-    notes = (rule_notes(exp_a, exp_b, made_by) + _provenance_notes(man_a, man_b, names)
-             + _notes(n_a, n_b, int((~ok).sum()), (exp_a, exp_b), names))
+    notes = (rule_notes(exp_a, exp_b, made_by) + strategy_notes(exp_a, exp_b)
+             + _provenance_notes(man_a, man_b, names) + _notes(n_a, n_b, int((~ok).sum()), (exp_a, exp_b), names))
     return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
 
 

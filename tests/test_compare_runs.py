@@ -147,11 +147,39 @@ def test_missing_run_is_a_one_line_error(tmp_path):
     (dict(game="polar", variant="polar-9", matchup=("random", "greedy")), "different game"),
     (dict(seed=4), "different seeds"),
     (dict(matchup=("fair", "loaded")), "different matchups"),
+    (dict(matchup=("fair", "loaded:bonus=1")), "only the strategies' parameters may differ"),
 ])
 def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, word):
     a = run(tmp_path, "a", games=20)
     b = run(tmp_path, "b", **{"games": 20, **other})
     one_line_error(runner.invoke(app, ["compare", a, b]), word)
+
+
+def test_a_changed_strategy_parameter_is_paired_tested_and_named(tmp_path):
+    a = run(tmp_path, "a", matchup=("loaded", "fair"))
+    b = run(tmp_path, "b", matchup=("loaded:bonus=3", "fair"))
+    result = compare_runs(a, b)
+    assert "strategy parameters changed: loaded bonus 1 → 3" in result.verdict.notes
+    assert result.verdict.n == 300 and result.verdict.significant
+    assert result.verdict.rows[0].estimate > 0  # the focus side is loaded, and a bigger bonus wins more
+
+
+def test_a_strategy_tuned_against_its_old_self_is_scored_from_the_tuned_side(tmp_path):
+    a = run(tmp_path, "a", matchup=("loaded", "loaded"))
+    b = run(tmp_path, "b", matchup=("loaded:bonus=4", "loaded"))
+    result = compare_runs(a, b)
+    p = result.paired
+    assert not p.self_play.any() and (p.focus_seat == p.seed_index % 2).all()  # the tuned side's seat
+    assert "strategy parameters changed: loaded bonus 1 → 4" in result.verdict.notes
+    assert result.verdict.rows[0].estimate > 0.3
+
+
+def test_a_parameter_written_at_its_default_is_the_same_strategy(tmp_path):
+    a = run(tmp_path, "a", matchup=("loaded", "loaded"))
+    b = run(tmp_path, "b", matchup=("loaded:bonus=1", "loaded:bonus=1"))
+    result = compare_runs(a, b)
+    assert result.verdict.changed == 0 and not result.verdict.significant
+    assert not any("strategy parameters" in n for n in result.verdict.notes)
 
 
 def test_runs_of_different_game_counts_on_one_seed_pair_on_the_seeds_both_play(tmp_path):

@@ -50,7 +50,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def compare(
         baseline: Annotated[str, typer.Argument(help="Baseline run folder or URI.")],
-        candidate: Annotated[str, typer.Argument(help="Candidate run folder or URI (same game and seeds; the variant may differ).")],
+        candidate: Annotated[str, typer.Argument(
+            help="Candidate run folder or URI (same game, seeds and strategies; the variant, knobs and "
+                 "strategy parameters may differ).")],
         alpha: AlphaOpt = 0.05,
         show: ShowOpt = 20,
         fmt: cli.FormatOpt = Format.table,
