@@ -206,10 +206,16 @@ def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, st
     variant = [f"variant {base.variant} → {cand.variant}"] if base.variant != cand.variant else []
     if not any(changes):
         return [f"{variant[0]}: the same rules in every cell"] if variant else []
+    notes = _cell_notes("rules", changes, cand.cells)
+    return [": ".join(variant + notes)] if len(notes) == 1 else variant + notes
+
+
+def _cell_notes(what: str, changes: list[str], cells) -> list[str]:
+    """``what changed: …`` once when every cell changed alike, else a note per cell."""
     if len(set(changes)) == 1:
-        return [": ".join(variant + [f"rules changed: {changes[0]}"])]
-    return variant + [f"rules changed in cell {i} ({cell.label()}): {c or 'none'}"
-                      for i, (cell, c) in enumerate(zip(cand.cells, changes))]
+        return [f"{what} changed: {changes[0]}"]
+    return [f"{what} changed in cell {i} ({cell.label()}): {c or 'none'}"
+            for i, (cell, c) in enumerate(zip(cells, changes))]
 
 
 def _param_changes(game: GameDef, before: str, after: str) -> str:
@@ -221,8 +227,8 @@ def _param_changes(game: GameDef, before: str, after: str) -> str:
         px, py = (game.strategy(s).validate(s).model_dump(mode="json") for s in (x, y))
     except UsageError:
         return "" if x == y else f"{x} → {y}"
-    changed = [f"{k} {knob_text(px[k])} → {knob_text(py[k])}" for k in px if px[k] != py[k]]
-    return f"{x.name} {', '.join(changed)}" if changed else ""
+    changed = _knob_changes(px, py)
+    return f"{x.name} {changed}" if changed else ""
 
 
 def strategy_notes(base: Experiment, cand: Experiment) -> list[str]:
@@ -233,12 +239,7 @@ def strategy_notes(base: Experiment, cand: Experiment) -> list[str]:
     for x, y in zip(base.cells, cand.cells):
         seats = dict.fromkeys(_param_changes(game, s, t) for s, t in zip(x.matchup, y.matchup))
         changes.append("; ".join(c for c in seats if c))
-    if not any(changes):
-        return []
-    if len(set(changes)) == 1:
-        return [f"strategy parameters changed: {changes[0]}"]
-    return [f"strategy parameters changed in cell {i} ({cell.label()}): {c or 'none'}"
-            for i, (cell, c) in enumerate(zip(cand.cells, changes))]
+    return _cell_notes("strategy parameters", changes, cand.cells) if any(changes) else []
 
 
 def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
