@@ -47,6 +47,7 @@ Pieces:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import duckdb
@@ -83,6 +84,7 @@ class Paired:
     end_b: np.ndarray
     labels: tuple[str, ...] = ()  # cell labels (candidate's), by cell number
     notes: tuple[str, ...] = ()
+    pair: np.ndarray | None = None  # pooled pairs of runs (pipelines.compare_pool): each game's pair, from 0
 
     def __post_init__(self) -> None:
         sizes = {k: len(v) for k, v in self.__dict__.items() if isinstance(v, np.ndarray)}
@@ -188,7 +190,7 @@ def _provenance_notes(man_a: dict, man_b: dict, names: tuple[str, str]) -> list[
     return notes
 
 
-def _knob_changes(before: dict, after: dict) -> str:
+def knob_changes(before: dict, after: dict) -> str:
     return ", ".join(f"{k} {knob_text(before[k])} → {knob_text(after[k])}" for k in before if before[k] != after[k])
 
 
@@ -199,7 +201,7 @@ def rule_notes(base: Experiment, cand: Experiment, made_by: tuple[str | None, st
     that the rules are the same, when the variants' names differ."""
     game = get_game(base.game)
     try:
-        changes = [_knob_changes(x.model_dump(mode="json"), y.model_dump(mode="json"))
+        changes = [knob_changes(x.model_dump(mode="json"), y.model_dump(mode="json"))
                    for x, y in zip(rules_as_played(game, base, made_by[0]), rules_as_played(game, cand, made_by[1]))]
     except UsageError as exc:  # a variant or knob this polsim no longer has
         return [f"the rules could not be resolved to tell what differs ({exc})"]
@@ -227,7 +229,7 @@ def _param_changes(game: GameDef, before: str, after: str) -> str:
         px, py = (game.strategy(s).validate(s).model_dump(mode="json") for s in (x, y))
     except UsageError:
         return "" if x == y else f"{x} → {y}"
-    changed = _knob_changes(px, py)
+    changed = knob_changes(px, py)
     return f"{x.name} {changed}" if changed else ""
 
 
@@ -242,8 +244,21 @@ def strategy_notes(base: Experiment, cand: Experiment) -> list[str]:
     return _cell_notes("strategy parameters", changes, cand.cells) if any(changes) else []
 
 
-def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple[dict, list[str], Experiment]:
-    """Both runs' games joined on (cell, seed index), checked; notes; the candidate's experiment."""
+@dataclass(frozen=True)
+class Joined:
+    """Two runs' games joined on (cell, seed index) and checked: ``rows`` holds
+    the pairs both runs finished ok; ``exps`` and ``made_by`` (the polsim
+    versions that made them) are the baseline's and the candidate's."""
+
+    rows: dict[str, np.ndarray]
+    notes: list[str]
+    exps: tuple[Experiment, Experiment]
+    made_by: tuple[str | None, str | None]
+    physics: tuple[str | None, str | None]
+
+
+def join_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Joined:
+    """Both runs' games joined on (cell, seed index); ``UsageError`` when they cannot be paired."""
     distinct_runs([baseline, candidate], "a run compared with itself shows no change whatever the code")
     con_a, (man_a,) = open_runs([baseline])
     con_b, (man_b,) = open_runs([candidate])
@@ -266,12 +281,13 @@ def _joined_rows(baseline: str, candidate: str, names: tuple[str, str]) -> tuple
     made_by = (man_a.get("package_version"), man_b.get("package_version"))
     notes = (rule_notes(exp_a, exp_b, made_by) + strategy_notes(exp_a, exp_b)
              + _provenance_notes(man_a, man_b, names) + _notes(n_a, n_b, int((~ok).sum()), (exp_a, exp_b), names))
-    return {k: np.asarray(v)[ok] for k, v in rows.items()}, notes, exp_b
+    return Joined({k: np.asarray(v)[ok] for k, v in rows.items()}, notes, (exp_a, exp_b), made_by,
+                  (man_a.get("physics_version"), man_b.get("physics_version")))
 
 
-def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Paired:
-    """Pair the games of two runs; ``UsageError`` when they cannot be paired."""
-    r, notes, exp = _joined_rows(baseline, candidate, names)
+def paired_of(joined: Joined) -> Paired:
+    """The matched games of two joined runs, scored from each cell's focus side."""
+    r, exp = joined.rows, joined.exps[1]
     self_play = np.array([c.matchup[0] == c.matchup[1] for c in exp.cells])[r["cell"].astype(int)]
     focus = focus_seats(r["seed_index"].astype(np.int64), self_play)
     return Paired(
@@ -282,8 +298,13 @@ def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baselin
         score_b=np.where(focus == 0, r["score0_b"], r["score1_b"]).astype(float),
         turns_a=r["turns_a"].astype(np.int64), turns_b=r["turns_b"].astype(np.int64),
         end_a=r["end_a"].astype(object), end_b=r["end_b"].astype(object),
-        labels=tuple(c.label() for c in exp.cells), notes=tuple(notes),
+        labels=tuple(c.label() for c in exp.cells), notes=tuple(joined.notes),
     )
+
+
+def match_runs(baseline: str, candidate: str, names: tuple[str, str] = ("baseline", "candidate")) -> Paired:
+    """Pair the games of two runs; ``UsageError`` when they cannot be paired."""
+    return paired_of(join_runs(baseline, candidate, names))
 
 
 # --- the family of tests -----------------------------------------------------
@@ -422,14 +443,17 @@ def _result_word(winner: int) -> str:
     return "draw" if winner == -1 else f"seat {winner} wins"
 
 
-def changed_games(p: Paired, candidate: str) -> list[dict]:
-    """Games whose winner changed, each with the command that replays it."""
+def changed_games(p: Paired, candidate: str | Sequence[str]) -> list[dict]:
+    """Games whose winner changed, each with the command that replays it in
+    its candidate run (pooled pairs: ``candidate[p.pair[i]]``)."""
+    candidates = [candidate] if isinstance(candidate, str) else list(candidate)
+    pair = p.pair if p.pair is not None else np.zeros(p.n, dtype=np.int64)
     rows = []
     for i in np.flatnonzero(p.winner_a != p.winner_b):
         rows.append({"game": int(p.game_index[i]), "cell": p.labels[p.cell[i]] if p.labels else int(p.cell[i]),
                      "seed_index": int(p.seed_index[i]), "baseline": _result_word(int(p.winner_a[i])),
                      "candidate": _result_word(int(p.winner_b[i])),
-                     "replay": f"polsim replay {candidate} --game {int(p.game_index[i])}"})
+                     "replay": f"polsim replay {candidates[pair[i]]} --game {int(p.game_index[i])}"})
     return rows
 
 

@@ -1,4 +1,7 @@
-"""``polsim compare BASELINE CANDIDATE``: did the candidate change outcomes?
+"""``polsim compare BASELINE CANDIDATE [BASELINE CANDIDATE …]``: did the candidate change outcomes?
+
+More than one pair pools one comparison played on several run seeds into one
+verdict (``pipelines.compare_pool``).
 
 Exit 0: no significant change; 1: significant change (Holm-corrected family
 at ``--alpha``); 2: bad input or runs that cannot be paired.
@@ -49,23 +52,26 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def compare(
-        baseline: Annotated[str, typer.Argument(help="Baseline run folder or URI.")],
-        candidate: Annotated[str, typer.Argument(
-            help="Candidate run folder or URI (same game, seeds and strategies; the variant, knobs and "
-                 "strategy parameters may differ).")],
+        runs: Annotated[list[str], typer.Argument(
+            metavar="baseline candidate",
+            help="Baseline run folder or URI, then its candidate (same game, seeds and strategies; the "
+                 "variant, knobs and strategy parameters may differ). More pairs, the same comparison on "
+                 "other run seeds, are pooled into one verdict.")],
         alpha: AlphaOpt = 0.05,
         show: ShowOpt = 20,
         fmt: cli.FormatOpt = Format.table,
     ) -> None:
-        """Pair two runs game by game and test whether outcomes changed (exit 0 same, 1 changed, 2 bad input).
+        """Pair runs game by game and test whether outcomes changed (exit 0 same, 1 changed, 2 bad input).
 
         Example: polsim compare runs/polar-polar-9-1a2b3c4d5e runs/candidate/polar-polar-9-1a2b3c4d5e
+
+        Two seeds pooled: polsim compare runs/standard-20 runs/three-20 runs/standard-21 runs/three-21
         """
-        from pipelines.compare import compare_runs
+        from pipelines.compare_pool import compare_pairs, pairs_of
 
         try:
             check_show(show)
-            result = compare_runs(baseline, candidate, alpha)
+            result = compare_pairs(pairs_of(runs), alpha)
         except UsageError as exc:
             cli.fail(str(exc))
         print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)

@@ -1,0 +1,146 @@
+"""One comparison played on several run seeds, pooled: ``polsim compare B1 C1 B2 C2 …``.
+
+A variant's answer from one run seed rests on that seed's games; the same
+comparison played on another seed (the standard games of seed 20 against
+three foundations on seed 20, then the same on seed 21) adds pairs to the
+same test. Each baseline is paired with its own candidate exactly as two runs
+are (``compare.join_runs``), and the games of every pair are then tested as
+one family (``compare.verdict``), each game scored from its cell's focus side.
+
+The pairs must be one comparison, or the pooled verdict answers no question
+(``check_poolable``):
+
+- one game, and no run seed twice: the same seed plays the same games, which
+  would count twice;
+- each side of every pair plays what the same side of pair 1 plays, cell by
+  cell: the same rules as the polsim that made it played them
+  (``spec.rules_as_played``) and the same strategies with the same parameters
+  (defaults resolved, so ``cautious`` is ``cautious:tunings=12``).
+
+The code that made the pairs may differ: each pair compares like with like,
+and a note says which physics each pair was played under.
+
+Notes every pair has are said once; the others name their pair
+(``pair 2 (seed 21): …``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+
+import numpy as np
+
+from pipelines.compare import (Comparison, Joined, Paired, knob_changes, changed_games, check_alpha,
+                               compare_runs, join_runs, paired_of, verdict)
+from pipelines.dataset import distinct_runs
+from pipelines.spec import Experiment, rules_as_played
+from rules.base import StrategySpec, UsageError, get_game
+
+SIDES = ("baseline", "candidate")
+
+
+def pairs_of(runs: Sequence[str]) -> list[tuple[str, str]]:
+    """``B1 C1 B2 C2 …`` as (baseline, candidate) pairs; ``UsageError`` for an odd count."""
+    if len(runs) < 2 or len(runs) % 2:
+        raise UsageError(f"compare takes runs in pairs, each baseline followed by its candidate; got {len(runs)} "
+                         f"run{'s' if len(runs) != 1 else ''}: give every baseline its candidate")
+    return list(zip(runs[0::2], runs[1::2]))
+
+
+def _strategy_as_played(game, text: str):
+    spec = StrategySpec.parse(text)
+    try:
+        return spec.name, tuple(sorted(game.strategy(spec).validate(spec).model_dump(mode="json").items()))
+    except UsageError:  # a strategy this polsim no longer has: its text is all there is
+        return str(spec)
+
+
+def _as_played(exp: Experiment, made_by: str | None) -> list[tuple[dict, tuple]]:
+    """Each cell's rules and strategies as the run played them."""
+    game = get_game(exp.game)
+    rules = rules_as_played(game, exp, made_by)
+    return [(r.model_dump(mode="json"), tuple(_strategy_as_played(game, s) for s in cell.matchup))
+            for r, cell in zip(rules, exp.cells)]
+
+
+def _difference(first: Experiment, first_played: list, other: Experiment, other_played: list) -> str:
+    """What ``other`` plays that ``first`` does not, in words; ``""`` when nothing."""
+    if len(first_played) != len(other_played):
+        return f"{len(other_played)} cells against {len(first_played)}"
+    for i, ((rules_1, seats_1), (rules_n, seats_n)) in enumerate(zip(first_played, other_played)):
+        if rules_1 != rules_n:
+            return f"cell {i}'s rules {knob_changes(rules_1, rules_n)}"
+        if seats_1 != seats_n:
+            return (f"cell {i} plays {' vs '.join(other.cells[i].matchup)} against "
+                    f"{' vs '.join(first.cells[i].matchup)}")
+    return ""
+
+
+def check_poolable(joined: Sequence[Joined]) -> None:
+    """Raise ``UsageError`` naming the first pair that is not pair 1's comparison on another seed."""
+    first = joined[0]
+    seeds: dict[int, int] = {}
+    for i, pair in enumerate(joined, start=1):
+        exp = pair.exps[0]
+        if exp.game != first.exps[0].game:
+            raise UsageError(f"pair {i} plays {exp.game}, pair 1 {first.exps[0].game}: pool pairs of one game")
+        if exp.seed in seeds:
+            raise UsageError(f"pairs {seeds[exp.seed]} and {i} both play run seed {exp.seed}: the same games would "
+                             "count twice; pool pairs of other seeds")
+        seeds[exp.seed] = i
+    for s, side in enumerate(SIDES):
+        try:
+            played = [_as_played(pair.exps[s], pair.made_by[s]) for pair in joined]
+        except UsageError as exc:
+            raise UsageError(f"a {side}'s rules could not be resolved to check the pairs are one comparison "
+                             f"({exc})") from None
+        for i, pair in enumerate(joined[1:], start=2):
+            differs = _difference(first.exps[s], played[0], pair.exps[s], played[i - 1])
+            if differs:
+                raise UsageError(f"pair {i}'s {side} is not pair 1's on another seed ({differs}): pool only "
+                                 "one comparison played on several seeds")
+
+
+def pooled_notes(joined: Sequence[Joined]) -> list[str]:
+    """The pooling, the notes every pair has, once, then each pair's own."""
+    seeds = [pair.exps[0].seed for pair in joined]
+    notes = [f"pooled {len(joined)} pairs of runs, run seeds {', '.join(map(str, seeds))}: one verdict on "
+             "the games of all"]
+    physics = [pair.physics for pair in joined]
+    if len(set(physics)) > 1:
+        made = "; ".join(f"pair {i} {' → '.join(dict.fromkeys(str(v) for v in ph))}"
+                         for i, ph in enumerate(physics, start=1))
+        notes.append(f"the pairs were played under other physics ({made}): each pair compares like with like")
+    every = set.intersection(*(set(pair.notes) for pair in joined))
+    notes += [n for n in joined[0].notes if n in every]
+    for i, (pair, seed) in enumerate(zip(joined, seeds), start=1):
+        notes += [f"pair {i} (seed {seed}): {n}" for n in pair.notes if n not in every]
+    return notes
+
+
+def pool(joined: Sequence[Joined]) -> Paired:
+    """The games of every pair as one ``Paired``, with the pair each came from (``Paired.pair``)."""
+    parts = [paired_of(pair) for pair in joined]
+    arrays = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Paired)
+              if isinstance(getattr(parts[0], f.name), np.ndarray)}
+    which = np.concatenate([np.full(p.n, i, dtype=np.int64) for i, p in enumerate(parts)])
+    return Paired(**arrays, labels=parts[0].labels, notes=tuple(pooled_notes(joined)), pair=which)
+
+
+def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comparison:
+    """Pair each baseline with its candidate, check the pairs are one comparison and test
+    their games as one (the library side of ``polsim compare`` given more than one pair)."""
+    check_alpha(alpha)
+    if len(pairs) == 1:
+        return compare_runs(*pairs[0], alpha)
+    distinct_runs([run for pair in pairs for run in pair], "its games would count twice")
+    joined = []
+    for i, (baseline, candidate) in enumerate(pairs, start=1):
+        try:
+            joined.append(join_runs(baseline, candidate))
+        except UsageError as exc:
+            raise UsageError(f"pair {i} ({baseline}, {candidate}): {exc}") from None
+    check_poolable(joined)
+    p = pool(joined)
+    return Comparison(verdict(p, alpha), changed_games(p, [candidate for _, candidate in pairs]), p)
