@@ -220,14 +220,22 @@ def _cell_notes(what: str, changes: list[str], cells) -> list[str]:
             for i, (cell, c) in enumerate(zip(cells, changes))]
 
 
-def _param_changes(game: GameDef, before: str, after: str) -> str:
-    """``name key old → new, …`` for one strategy's parameters, resolved with
-    this polsim's defaults (so ``cautious`` and ``cautious:tunings=12`` are
-    the same strategy); the texts themselves when the strategy is unknown here."""
-    x, y = StrategySpec.parse(before), StrategySpec.parse(after)
+def resolve_strategy(game: GameDef, text: str) -> tuple[StrategySpec, dict | None]:
+    """A strategy as written, and its parameters resolved with this polsim's
+    defaults (so ``cautious`` and ``cautious:tunings=12`` are the same
+    strategy); ``None`` for a strategy or parameter this polsim does not know."""
+    spec = StrategySpec.parse(text)
     try:
-        px, py = (game.strategy(s).validate(s).model_dump(mode="json") for s in (x, y))
+        return spec, game.strategy(spec).validate(spec).model_dump(mode="json")
     except UsageError:
+        return spec, None
+
+
+def _param_changes(game: GameDef, before: str, after: str) -> str:
+    """``name key old → new, …`` for one strategy's parameters (``resolve_strategy``);
+    the texts themselves when the strategy is unknown here."""
+    (x, px), (y, py) = resolve_strategy(game, before), resolve_strategy(game, after)
+    if px is None or py is None:
         return "" if x == y else f"{x} → {y}"
     changed = knob_changes(px, py)
     return f"{x.name} {changed}" if changed else ""

@@ -31,11 +31,11 @@ from dataclasses import fields
 
 import numpy as np
 
-from pipelines.compare import (Comparison, Joined, Paired, knob_changes, changed_games, check_alpha,
-                               compare_runs, join_runs, paired_of, verdict)
+from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_alpha, compare_runs, join_runs,
+                               knob_changes, paired_of, resolve_strategy, verdict)
 from pipelines.dataset import distinct_runs
 from pipelines.spec import Experiment, rules_as_played
-from rules.base import StrategySpec, UsageError, get_game
+from rules.base import UsageError, get_game
 
 SIDES = ("baseline", "candidate")
 
@@ -48,19 +48,16 @@ def pairs_of(runs: Sequence[str]) -> list[tuple[str, str]]:
     return list(zip(runs[0::2], runs[1::2]))
 
 
-def _strategy_as_played(game, text: str):
-    spec = StrategySpec.parse(text)
-    try:
-        return spec.name, tuple(sorted(game.strategy(spec).validate(spec).model_dump(mode="json").items()))
-    except UsageError:  # a strategy this polsim no longer has: its text is all there is
-        return str(spec)
+def _seat_as_played(game, text: str):
+    spec, params = resolve_strategy(game, text)
+    return str(spec) if params is None else (spec.name, params)  # unknown here: its text is all there is
 
 
 def _as_played(exp: Experiment, made_by: str | None) -> list[tuple[dict, tuple]]:
     """Each cell's rules and strategies as the run played them."""
     game = get_game(exp.game)
     rules = rules_as_played(game, exp, made_by)
-    return [(r.model_dump(mode="json"), tuple(_strategy_as_played(game, s) for s in cell.matchup))
+    return [(r.model_dump(mode="json"), tuple(_seat_as_played(game, s) for s in cell.matchup))
             for r, cell in zip(rules, exp.cells)]
 
 
