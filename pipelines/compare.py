@@ -453,12 +453,14 @@ def _result_word(winner: int) -> str:
 
 def changed_games(p: Paired, candidate: str | Sequence[str]) -> list[dict]:
     """Games whose winner changed, each with the command that replays it in
-    its candidate run (pooled pairs: ``candidate[p.pair[i]]``)."""
+    its candidate run; pooled pairs (``p.pair``) lead with the pair's number,
+    from 1, and replay in ``candidate[p.pair[i]]``."""
     candidates = [candidate] if isinstance(candidate, str) else list(candidate)
     pair = p.pair if p.pair is not None else np.zeros(p.n, dtype=np.int64)
     rows = []
     for i in np.flatnonzero(p.winner_a != p.winner_b):
-        rows.append({"game": int(p.game_index[i]), "cell": p.labels[p.cell[i]] if p.labels else int(p.cell[i]),
+        rows.append({**({"pair": int(pair[i]) + 1} if p.pair is not None else {}),
+                     "game": int(p.game_index[i]), "cell": p.labels[p.cell[i]] if p.labels else int(p.cell[i]),
                      "seed_index": int(p.seed_index[i]), "baseline": _result_word(int(p.winner_a[i])),
                      "candidate": _result_word(int(p.winner_b[i])),
                      "replay": f"polsim replay {candidates[pair[i]]} --game {int(p.game_index[i])}"})

@@ -30,10 +30,12 @@ def test_one_comparison_on_two_seeds_is_one_verdict_on_the_games_of_both(tmp_pat
     assert pooled.verdict.significant and pooled.verdict.rows[0].estimate < 0  # a bigger die dilutes the bonus
     assert pooled.verdict.notes[:2] == ("pooled 2 pairs of runs, run seeds 3, 4: one verdict on the games of all",
                                         "rules changed: sides 6 → 12")
-    for candidate in (c3, c4):  # each changed game replays in its own pair's candidate
+    for number, candidate in enumerate((c3, c4), start=1):  # each changed game names its pair and replays there
         games = pq.ParquetDataset(os.path.join(candidate, "games")).read().to_pandas().set_index("game_index")
-        rows = [r for r in pooled.changed if r["replay"].startswith(f"polsim replay {candidate} ")]
-        assert rows and all(games.loc[r["game"], "seed_index"] == r["seed_index"] for r in rows)
+        rows = [r for r in pooled.changed if r["pair"] == number]
+        assert rows and all(r["replay"].startswith(f"polsim replay {candidate} ") for r in rows)
+        assert all(games.loc[r["game"], "seed_index"] == r["seed_index"] for r in rows)
+    assert "pair" not in alone[0].changed[0]  # two runs: the table as before
 
 
 def test_pooling_narrows_the_interval_of_an_effect_one_seed_leaves_open(tmp_path):
