@@ -4,7 +4,11 @@
   strategies (each with its parameters, e.g. ``mcts:playouts=100``); every
   pairing plays the same ``games`` seeds and each strategy sits in each seat
   in half of them (seed-index parity, ``pipelines.spec``).
-- ``tournament_report(run)``:
+- ``rate_runs(runs)``: the same tables from the games of one or more finished
+  runs — one tournament, or the same round robin on several run seeds, or
+  ``simulate`` runs of other matchups under one rule set
+  (``pipelines.rating_pool`` says which runs may be pooled);
+  ``tournament_report(run)`` is the one-run case:
   * ``cross``: the cross-table, row strategy's score rate against each column
     strategy (draws as half) with wins-draws-losses;
   * ``pairs``: per pairing — games, wins/draws/losses of the first, its score
@@ -13,17 +17,22 @@
     intervals (``ratings.bradley_terry``). When some strategy never scored
     against another group (the maximum-likelihood ratings are infinite) the
     fit is repeated with one virtual draw per pairing, and a note says so.
+
+Games of a strategy against itself, and failed games, are left out with a
+note saying how many.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from pipelines import manifest as mf
-from pipelines.dataset import open_runs
+from pipelines import rating_pool as pool
+from pipelines.dataset import open_runs, stored_notes
 from pipelines.spec import Cell, Experiment, grid_shard_size, make_experiment, validate
 from pipelines.stats.proportion import score_rate
 from pipelines.stats.ratings import Ratings, bradley_terry, elo_from_score
@@ -31,7 +40,7 @@ from pipelines.stats.tally import Tally
 from rules.base import StrategySpec, UsageError, get_game
 
 PAIR_SQL = """
-SELECT strategy, opponent,
+SELECT run_no, strategy, opponent,
        count(*) FILTER (WHERE result = 'win') AS wins,
        count(*) FILTER (WHERE result = 'draw') AS draws,
        count(*) FILTER (WHERE result = 'loss') AS losses,
@@ -77,23 +86,26 @@ class TournamentReport:
     pairs: list[dict]
     table: list[dict]  # ratings rows, best first
     notes: list[str] = field(default_factory=list)
+    by_run: list[dict] = field(default_factory=list)  # each strategy's rating in each run, when several
 
 
-def cross_table(con, names: list[str]) -> tuple[np.ndarray, np.ndarray, int]:
-    """(wins [n, n], draws [n, n], failed games) from the ``seats`` view."""
-    index = {n: i for i, n in enumerate(names)}
-    n = len(names)
-    wins, draws, losses = (np.zeros((n, n), dtype=np.int64) for _ in range(3))
-    failed = 0
-    for strategy, opponent, w, d, lo, f in con.execute(PAIR_SQL).fetchall():
+def cross_tables(con, index: dict[str, int], n: int, runs: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """(wins [runs, n, n], draws [runs, n, n], failed games, self-play games) from the ``seats`` view,
+    each stored strategy text counted as its player ``index[text]``, each run apart."""
+    wins, draws, losses = (np.zeros((runs, n, n), dtype=np.int64) for _ in range(3))
+    failed = mirrored = 0
+    for run, strategy, opponent, w, d, lo, f in con.execute(PAIR_SQL).fetchall():
         i, j = index[strategy], index[opponent]
-        wins[i, j] += w
-        draws[i, j] += d
-        losses[i, j] += lo
+        if i == j:
+            mirrored += w + d + lo + f
+            continue
+        wins[run, i, j] += w
+        draws[run, i, j] += d
+        losses[run, i, j] += lo
         failed += f
-    if not np.array_equal(wins, losses.T) or not np.array_equal(draws, draws.T):
+    if not np.array_equal(wins, losses.transpose(0, 2, 1)) or not np.array_equal(draws, draws.transpose(0, 2, 1)):
         raise ValueError("cross-table invariant broken: i's wins against j must be j's losses against i")
-    return wins, draws, failed // 2
+    return wins, draws, failed // 2, mirrored // 2
 
 
 def _fit(wins: np.ndarray, draws: np.ndarray, names: list[str], level: float) -> tuple[Ratings, list[str]]:
@@ -114,15 +126,41 @@ def _pair_row(a: str, b: str, tally: Tally, level: float) -> dict:
 
 
 def tournament_report(run: str, level: float = 0.95) -> TournamentReport:
-    con, (manifest,) = open_runs([run])
-    exp = mf.experiment_of(manifest)
-    names = strategies_of(exp)
-    wins, draws, failed = cross_table(con, names)
+    return rate_runs([run], level)
+
+
+def rate_runs(uris: Sequence[str], level: float = 0.95) -> TournamentReport:
+    """Cross-table, pairings and ratings from every game of ``uris`` (one rule set, each game once)."""
+    con, manifests = open_runs(list(uris))
+    game = pool.check_one_rule_set(uris, manifests)
+    names, index, notes = pool.players(game, manifests)
+    seeds = [mf.experiment_of(m).seed for m in manifests]
+    if len(uris) > 1:
+        pool.register_players(con, index)
+        twice = pool.duplicate_game(con, uris)
+        if twice:
+            raise UsageError(f"{twice}: it would count twice; rate runs of other run seeds")
+        notes.insert(0, f"rated the games of {len(uris)} runs together (run seeds {', '.join(map(str, seeds))})")
+    notes += stored_notes(con, list(uris), manifests)
+    run_wins, run_draws, failed, mirrored = cross_tables(con, index, len(names), len(uris))
+    wins, draws = run_wins.sum(axis=0), run_draws.sum(axis=0)
+    what = "the runs have" if len(uris) > 1 else f"{uris[0]} has"
+    if len(names) < 2:
+        raise UsageError(f"{what} games of one strategy only ({names[0]}); ratings need two or more")
     if int(wins.sum() + draws.sum() // 2) == 0:
-        raise UsageError(f"{run} has no finished games with a result; nothing to rate")
-    ratings, notes = _fit(wins, draws, names, level)
+        raise UsageError(f"{what} no finished games between two strategies with a result; nothing to rate")
+    games = wins + wins.T + draws
+    pool.check_connected(names, games)
+    ratings, fit_notes = _fit(wins, draws, names, level)
+    notes += fit_notes
     if failed:
         notes.append(f"{failed} games failed or have no result and are left out")
+    if mirrored:
+        notes.append(f"{mirrored} games of a strategy against itself say nothing of ratings and are left out")
+    by_run: list[dict] = []
+    if len(uris) > 1:
+        by_run, run_notes = pool.by_run_rows(ratings, run_wins, run_draws, seeds)
+        notes += [*run_notes, pool.agreement_note(run_wins, run_draws)]
     cross, pairs = [], []
     for i, a in enumerate(names):
         row = {"strategy": a}
@@ -141,4 +179,4 @@ def tournament_report(run: str, level: float = 0.95) -> TournamentReport:
         t = Tally.of(int(wins[i].sum()), int(draws[i].sum()), int(wins[:, i].sum()))
         table.append({"rank": len(table) + 1, "strategy": names[i], "elo": ci.estimate, "elo_lo": ci.low,
                       "elo_hi": ci.high, "games": t.games, "score_rate": t.score if t.games else None})
-    return TournamentReport(names, wins, draws, ratings, cross, pairs, table, notes)
+    return TournamentReport(names, wins, draws, ratings, cross, pairs, table, notes, by_run)

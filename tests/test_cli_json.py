@@ -39,6 +39,21 @@ def test_a_tournament_with_a_zero_score_writes_null_not_minus_infinity(tmp_path)
     assert pair["score_rate"] == 0 and pair["elo_diff"] is None and pair["elo_lo"] is None
 
 
+def test_ratings_of_one_sided_runs_write_null_and_finite_per_run_ratings(tmp_path):
+    for seed in (1, 2):
+        res = runner.invoke(app, ["tournament", "--game", "toy", "-s", "fair,loaded:bonus=100", "--games", "20",
+                                  "--seed", str(seed), "--out", str(tmp_path / str(seed)), "--workers", "0", "-q",
+                                  "--format", "json"])
+        assert res.exit_code == 0, res.output
+    runs = [str(next((tmp_path / str(seed)).iterdir())) for seed in (1, 2)]
+    res = runner.invoke(app, ["ratings", *runs, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    report = strict(res.stdout)
+    assert report["pairings"][0]["elo_diff"] is None
+    assert len(report["by_run"]) == 4 and all(r["elo"] is not None for r in report["by_run"])
+    assert "virtual draw" in res.stderr
+
+
 def test_regress_json_is_one_document_with_the_sprt_decision_in_it(tmp_path):
     base = toy_run(tmp_path / "base", games=400)
     res = runner.invoke(app, ["regress", base, "--out", str(tmp_path / "cand"), "--workers", "0", "-q",

@@ -1,5 +1,9 @@
 """``polsim tournament``: a round robin among named strategies, both seats,
-the same seeds for every pairing; cross-table and Elo-scale ratings."""
+the same seeds for every pairing; cross-table and Elo-scale ratings.
+
+``polsim ratings RUN…``: the same tables from finished runs, pooled: a
+tournament played on several run seeds, or simulate runs of other matchups
+under one rule set."""
 
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -34,7 +38,28 @@ def display(report: "TournamentReport") -> dict[str, list[dict]]:
               "W-D-L": f"{p['wins']}-{p['draws']}-{p['losses']}",
               "score": f"{100 * p['score_rate']:.1f} % [{100 * p['score_lo']:.1f}, {100 * p['score_hi']:.1f}]",
               "elo diff": _elo(p["elo_diff"], p["elo_lo"], p["elo_hi"])} for p in report.pairs]
-    return {"cross_table": report.cross, "pairings": pairs, "ratings": ratings}
+    tables = {"cross_table": report.cross, "pairings": pairs, "ratings": ratings}
+    if report.by_run:
+        wide = {r["strategy"]: {"strategy": r["strategy"], "pooled": _elo(r["elo"], r["elo_lo"], r["elo_hi"])}
+                for r in report.table}
+        for r in report.by_run:
+            wide[r["strategy"]][r["label"]] = _elo(r["elo"], r["elo_lo"], r["elo_hi"])
+        labels = list(dict.fromkeys(r["label"] for r in report.by_run))
+        tables["by_run"] = [{"strategy": s, "pooled": row["pooled"], **{k: row.get(k, "—") for k in labels}}
+                            for s, row in wide.items()]
+    return tables
+
+
+def print_report(report: "TournamentReport", fmt: Format, out, err) -> None:
+    """Notes on ``err``; the three tables on ``out``, readable for a table, as numbers otherwise."""
+    for note in report.notes:
+        print_line(err, f"note: {note}")
+    if fmt is Format.table:
+        print_tables(display(report), fmt, out)
+    else:
+        by_run = {"by_run": report.by_run} if report.by_run else {}
+        print_tables({"cross_table": report.cross, "pairings": report.pairs, "ratings": report.table, **by_run},
+                     fmt, out)
 
 
 def register(app: typer.Typer) -> None:
@@ -63,6 +88,8 @@ def register(app: typer.Typer) -> None:
         """Round robin among strategies on the same seeds; cross-table and Bradley-Terry (Elo) ratings with intervals.
 
         Example: polsim tournament --game polar --variant polar-9 -s random,greedy,mcts:playouts=100 --games 500
+
+        The same round robin with another --seed adds games: `polsim ratings RUN RUN` rates both runs together.
         """
         from pipelines.tournament import tournament_experiment, tournament_report
 
@@ -77,12 +104,30 @@ def register(app: typer.Typer) -> None:
             report = tournament_report(result.uri)
         except UsageError as exc:
             cli.fail(str(exc))
-        for note in report.notes:
-            print_line(cli.err_console, f"note: {note}")
+        print_report(report, fmt, cli.out_console, cli.err_console)
         if fmt is Format.table:
-            print_tables(display(report), fmt, cli.out_console)
             print_line(cli.err_console, f"run {result.run_id} → {result.uri}")
-        else:
-            print_tables({"cross_table": report.cross, "pairings": report.pairs, "ratings": report.table},
-                         fmt, cli.out_console)
         cli.exit_if_games_failed(result)
+
+    @app.command()
+    def ratings(
+        runs: Annotated[list[str], typer.Argument(
+            metavar="run...",
+            help="Run folders or URIs of one game and one rule set: a tournament on several run seeds, or "
+                 "simulate runs of other matchups. Every game counts once; failed and self-play games are "
+                 "left out.")],
+        fmt: cli.FormatOpt = Format.table,
+    ) -> None:
+        """Rate the strategies of finished runs together: cross-table and Bradley-Terry (Elo) ratings with intervals.
+
+        Example: polsim ratings runs/tour-20/polarity-standard-1a2b3c4d5e runs/tour-21/polarity-standard-6f7a8b9c0d
+
+        (one round robin played with --seed 20 and --seed 21, rated together; by_run shows each seed's ratings)
+        """
+        from pipelines.tournament import rate_runs
+
+        try:
+            report = rate_runs(runs)
+        except UsageError as exc:
+            cli.fail(str(exc))
+        print_report(report, fmt, cli.out_console, cli.err_console)
