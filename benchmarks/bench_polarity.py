@@ -143,7 +143,9 @@ def add_game_args(ap) -> None:
 def specs(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None) -> list[GameSpec]:
     rules = GAME.with_overrides(GAME.variant(variant), sets or {})
     pa_, pb = StrategySpec.parse(a), StrategySpec.parse(b)
-    return [GameSpec(i, game_seed(seed, i), variant, rules, (pa_, pb) if i % 2 == 0 else (pb, pa_)) for i in range(n)]
+    # seeding 1 (polsim before 0.31.0): the games every session since the first benchmark has timed
+    return [GameSpec(i, game_seed(seed, i, seeding=1), variant, rules, (pa_, pb) if i % 2 == 0 else (pb, pa_))
+            for i in range(n)]
 
 
 def timed(a: str, b: str, n: int, seed: int, variant: str = "standard", sets: dict | None = None) -> dict:

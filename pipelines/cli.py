@@ -20,6 +20,7 @@ from pipelines.render import Format, print_line, print_tables
 from pipelines.runner import run_experiment
 from pipelines.spec import Cell, Experiment, make_experiment, parse_sets, seat_balance_note, split_strategies
 from rules.base import StrategySpec, UsageError, did_you_mean, get_game
+from rules.seeds import SEEDING, SEEDINGS
 
 
 def _flags_show_no_value_type() -> None:
@@ -98,6 +99,9 @@ ResumeOpt = Annotated[bool, typer.Option("--resume", help="Finish an interrupted
 OverwriteOpt = Annotated[bool, typer.Option("--overwrite", help="Replace an existing run of the same name.")]
 ShardSizeOpt = Annotated[Optional[int], typer.Option("--shard-size", help="Games per Ray task (does not change results).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or summary.")]
+SeedingOpt = Annotated[int, typer.Option(
+    "--seeding", help="How game seeds derive from --seed: 2, since polsim 0.31.0; 1 plays the games of a run made "
+                      "before it (to pair with it), whose run seeds shared a game or two.")]
 TurnsOpt = Annotated[bool, typer.Option(
     "--turns/--no-turns", help="Write the turns table (a row per turn); --no-turns: the games rows alone, "
                                "for large sweeps (replay still shows every turn).")]
@@ -151,6 +155,14 @@ def run_with_progress(exp: Experiment, out: str, quiet: bool, what: str = "run",
     return result
 
 
+def as_asked(exp: Experiment, turns: bool, seeding: int) -> Experiment:
+    """``exp`` writing turns or not, with the seeding asked for (``rules.seeds``)."""
+    if seeding not in SEEDINGS:
+        raise UsageError(f"--seeding must be {' or '.join(map(str, SEEDINGS))} (got {seeding}); leave it out "
+                         "unless the run must play the games of a run made before polsim 0.31.0 (--seeding 1)")
+    return exp.model_copy(update={"turns": turns, "seeding": seeding})
+
+
 def build_experiment(game: str, variant: Optional[str], strategies: list[str], sets: list[str],
                      games: int, seed: int, shard_size: Optional[int]) -> Experiment:
     game_def = get_game(game)
@@ -192,6 +204,7 @@ def simulate(
     address: AddressOpt = None,
     shard_size: ShardSizeOpt = None,
     turns: TurnsOpt = True,
+    seeding: SeedingOpt = SEEDING,
     quiet: QuietOpt = False,
 ) -> None:
     """Play seeded games over Ray workers and write them as Parquet.
@@ -201,7 +214,7 @@ def simulate(
     try:
         check_execution(shard_size, workers)
         matchup, games = game_defaults(game, strategies, games)
-        exp = build_experiment(game, variant, matchup, sets, games, seed, shard_size).model_copy(update={"turns": turns})
+        exp = as_asked(build_experiment(game, variant, matchup, sets, games, seed, shard_size), turns, seeding)
         result = run_with_progress(exp, out, quiet, run_id=run_id, resume=resume, overwrite=overwrite,
                                    workers=workers, address=address, shard_size_given=shard_size is not None)
     except UsageError as exc:

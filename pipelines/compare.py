@@ -129,6 +129,10 @@ def check_matchable(base: Experiment, cand: Experiment, names: tuple[str, str]) 
     if base.seed != cand.seed:  # a game's seed is game_seed(run seed, seed index), whatever the game count
         raise UsageError(f"different seeds: {a} has run seed {base.seed}, {b} has run seed {cand.seed}; "
                          "games can only be paired on the same seeds")
+    if base.seeding != cand.seeding:
+        old, new = (a, b) if base.seeding < cand.seeding else (b, a)
+        raise UsageError(f"different seeding: {old} was made before polsim 0.31.0, and its run seed {base.seed} "
+                         f"plays other games than {new}'s; run {new} again with --seeding 1 to play {old}'s games")
     if len(base.cells) != len(cand.cells):
         raise UsageError(f"different matchups: {a} has {len(base.cells)} cells, {b} has {len(cand.cells)}")
     for i, (x, y) in enumerate(zip(base.cells, cand.cells)):

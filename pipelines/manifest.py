@@ -146,7 +146,8 @@ def save(run: Location, manifest: dict) -> None:
 def experiment_of(manifest: dict) -> Experiment:
     """The run's experiment; a spec that is not one is a ``UsageError``."""
     try:
-        return Experiment.model_validate(manifest["spec"])
+        spec = manifest["spec"]
+        return Experiment.model_validate({"seeding": 1, **spec} if isinstance(spec, dict) else spec)  # 1: named none
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in err["loc"]) or "spec"

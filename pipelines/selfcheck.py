@@ -87,9 +87,9 @@ def fingerprint(**physics) -> str:
     for k, host in enumerate(hosts):
         place_leaner(world, nominal_intent(world, host, 0.7 + 2.0 * k))
     digest.update(np.ascontiguousarray(world.pos).tobytes() + np.ascontiguousarray(world.quat).tobytes())
-    # the game keeps polsim 0.22.0's 15-mm edge gap (R3, ``edge_gap_mm``): every reference,
-    # recorded before 0.23.0 made it 0, names the same game
-    exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1,
+    # the game keeps polsim 0.22.0's 15-mm edge gap (R3, ``edge_gap_mm``) and seeding 1: every reference,
+    # recorded before 0.23.0 made the gap 0 and 0.31.0 the seeding 2, names the same game
+    exp = Experiment(game="polarity", variant="standard", seed=5, games=1, shard_size=1, seeding=1,
                      cells=(Cell(matchup=("cautious", "random"), overrides={"stack_size": 6, "foundations": 3, "edge_gap_mm": 15, **overrides}),))
     with tempfile.TemporaryDirectory() as out:
         run_experiment(exp, out, workers=0)

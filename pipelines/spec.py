@@ -9,7 +9,7 @@ overrides) and one matchup (two strategies); every cell plays the same
 - ``tournament``: one cell per pairing of strategies.
 
 Global game number ``g`` belongs to cell ``g // games`` and plays seed index
-``j = g % games``: its seed is ``game_seed(run_seed, j)`` and strategy A of
+``j = g % games``: its seed is ``game_seed(run_seed, j, seeding)`` and strategy A of
 the cell's matchup sits in seat 0 when ``j`` is even, seat 1 when odd, so
 each strategy plays each seat in half the games.
 
@@ -34,7 +34,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from rules.base import GameDef, GameSpec, RulesBase, StrategySpec, UsageError, get_game
-from rules.seeds import game_seeds
+from rules.seeds import SEEDING, SEEDINGS, game_seeds
 
 
 class Cell(BaseModel):
@@ -69,6 +69,15 @@ class Experiment(BaseModel):
     shard_size: int = Field(gt=0, description="games per Ray task; does not change results")
     turns: bool = Field(True, description="write the turns table (a row per turn); False: the games table alone "
                                           "(the same games rows; a Polar game ~25 % less task CPU, ~6 % of the bytes)")
+    seeding: int = Field(SEEDING, description="how game seeds derive from the run seed (rules.seeds): 2 since "
+                                              "polsim 0.31.0; 1 in the specs of earlier runs, which name none")
+
+    @field_validator("seeding")
+    @classmethod
+    def _known_seeding(cls, seeding):
+        if seeding not in SEEDINGS:
+            raise ValueError(f"seeding {seeding} is not one this polsim knows ({', '.join(map(str, SEEDINGS))})")
+        return seeding
 
     @field_validator("cells")
     @classmethod
@@ -94,10 +103,12 @@ class Experiment(BaseModel):
         return self.games * len(self.cells)
 
     def identity(self) -> dict:
-        """What a run holds: everything but the shard size, and ``turns`` only
+        """What a run holds: everything but the shard size, ``turns`` only
         when off (runs that write turns, as all did before the option, keep
-        their ids)."""
-        return self.model_dump(mode="json", exclude={"shard_size"} | ({"turns"} if self.turns else set()))
+        their ids) and ``seeding`` only when not 1 (runs made before it keep
+        theirs)."""
+        exclude = {"shard_size"} | ({"turns"} if self.turns else set()) | ({"seeding"} if self.seeding == 1 else set())
+        return self.model_dump(mode="json", exclude=exclude)
 
     def spec_hash(self) -> str:
         canonical = json.dumps(self.identity(), sort_keys=True)
@@ -183,7 +194,7 @@ class GameColumns:
     index: np.ndarray  # int64, global game number
     cell: np.ndarray  # int32
     seed_index: np.ndarray  # int64, j = index % games
-    seeds: np.ndarray  # int64, game_seed(run seed, j)
+    seeds: np.ndarray  # int64, game_seed(run seed, j, seeding)
     group: np.ndarray  # int64, into ``groups``
     groups: tuple[tuple[int, RulesBase, tuple[StrategySpec, StrategySpec]], ...]
     variant: str
@@ -228,7 +239,7 @@ def game_columns(exp: Experiment, first: int, count: int, restore: dict[str, Any
         index=index,
         cell=cell.astype(np.int32),
         seed_index=j,
-        seeds=game_seeds(exp.seed, j) if count else np.empty(0, np.int64),
+        seeds=game_seeds(exp.seed, j, exp.seeding) if count else np.empty(0, np.int64),
         group=2 * (cell - first_cell) + (j & 1),
         groups=tuple(groups),
         variant=exp.variant,

@@ -155,6 +155,26 @@ def test_runs_that_cannot_be_paired_are_refused_saying_which(tmp_path, other, wo
     one_line_error(runner.invoke(app, ["compare", a, b]), word)
 
 
+def test_a_run_made_before_seeding_2_is_refused_against_one_made_after(tmp_path):
+    """Runs made before polsim 0.31.0 name no seeding; their run seed plays other games."""
+    import json
+
+    old = run_experiment(Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),),
+                                    games=20, seed=3, shard_size=10, seeding=1), str(tmp_path / "old"), workers=0).uri
+    path = os.path.join(old, "manifest.json")
+    manifest = json.load(open(path))
+    del manifest["spec"]["seeding"]
+    json.dump(manifest, open(path, "w"))
+    new = run(tmp_path, "new", games=20)
+    one_line_error(runner.invoke(app, ["compare", old, new]), "different seeding",
+                   "baseline was made before polsim 0.31.0", "run candidate again with --seeding 1")
+    again = runner.invoke(app, ["simulate", "--game", "toy", "--strategies", "loaded,fair", "--games", "20", "--seed",
+                                "3", "--seeding", "1", "--out", str(tmp_path / "again"), "--workers", "0", "-q"])
+    assert again.exit_code == 0, again.output
+    paired = compare_runs(old, next(str(p) for p in (tmp_path / "again").iterdir()))
+    assert paired.verdict.n == 20 and paired.verdict.changed == 0
+
+
 def test_a_changed_strategy_parameter_is_paired_tested_and_named(tmp_path):
     a = run(tmp_path, "a", matchup=("loaded", "fair"))
     b = run(tmp_path, "b", matchup=("loaded:bonus=3", "fair"))

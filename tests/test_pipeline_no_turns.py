@@ -19,9 +19,9 @@ from pipelines.spec import Cell, Experiment
 runner = CliRunner()
 
 
-def polar(turns=True, games=12, shard_size=5):
+def polar(turns=True, games=12, shard_size=5, seeding=2):
     return Experiment(game="polar", variant="polar-9", cells=(Cell(matchup=("random", "greedy")),),
-                      games=games, seed=5, shard_size=shard_size, turns=turns)
+                      games=games, seed=5, shard_size=shard_size, turns=turns, seeding=seeding)
 
 
 def toy(turns=True):
@@ -57,7 +57,8 @@ def test_polar_columnar_play_without_recording_gives_the_games_table_it_gives_wi
 
 def test_a_run_that_writes_turns_keeps_the_id_it_had_before_the_option():
     """``turns`` enters the run's identity (its id, what resume compares) only when off."""
-    assert set(polar().identity()) == {"game", "variant", "cells", "games", "seed"}
+    assert set(polar(seeding=1).identity()) == {"game", "variant", "cells", "games", "seed"}
+    assert polar().identity() == {**polar(seeding=1).identity(), "seeding": 2}
     assert polar(turns=False).identity() == {**polar().identity(), "turns": False}
     assert polar(turns=False).default_run_id() != polar().default_run_id()
 

@@ -205,17 +205,19 @@ def test_random_games_all_end_by_both_passing_with_consistent_winners():
     assert turns.num_rows == sum(g["n_turns"])
 
 
-@pytest.mark.parametrize("players", [("random", "random"), ("greedy", "greedy:choose=centre")])
-def test_p7_komi_moves_only_the_winner_for_players_blind_to_it(players):
+@pytest.mark.parametrize("players, komi", [(("random", "random"), 3.5),
+                                           (("greedy", "greedy:choose=centre"), 882.5)])
+def test_p7_komi_moves_only_the_winner_for_players_blind_to_it(players, komi):
     """Random and greedy play the same moves whatever the komi (it changes no move's
-    margin), so the boards are the same and the winner is read from them with it."""
+    margin), so the boards are the same and the winner is read from them with it. The
+    komi lies among the pair's margins (greedy's are hundreds of points), so it moves some."""
     plain_games, plain_turns = POLAR.play_batch(specs_for(200, PolarRules(), *players))
-    games, turns = POLAR.play_batch(specs_for(200, PolarRules(komi=3.5), *players))
+    games, turns = POLAR.play_batch(specs_for(200, PolarRules(komi=komi), *players))
     assert turns.equals(plain_turns)
     assert games.drop_columns(["winner"]).equals(plain_games.drop_columns(["winner"]))
     g = games.to_pydict()
     for w, c0, b, wh in zip(g["winner"], g["colour_0"], g["black_score"], g["white_score"]):
-        black_wins = b > wh + 3.5
+        black_wins = b > wh + komi
         assert w == (0 if black_wins == (c0 == "black") else 1)  # P7, never a draw at x.5
     assert games["winner"].to_pylist() != plain_games["winner"].to_pylist()
 

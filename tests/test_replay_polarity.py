@@ -126,7 +126,7 @@ def stored_as_made_by(tmp_path, played_with: dict, versions: dict, dropped: tupl
     import pyarrow.parquet as pq
 
     played = Cell(matchup=("aggressive", "cautious"), overrides={**SMALL, **played_with})
-    exp = Experiment(game="polarity", variant="standard", cells=(played,), games=2, seed=seed, shard_size=2)
+    exp = Experiment(game="polarity", variant="standard", cells=(played,), games=2, seed=seed, shard_size=2, seeding=1)
     uri = run_experiment(exp, str(tmp_path), workers=0).uri
     shard = os.path.join(uri, "games", "shard-00000.parquet")
     table = pq.read_table(shard).drop_columns([f"rule_{k}" for k in dropped])
@@ -137,6 +137,7 @@ def stored_as_made_by(tmp_path, played_with: dict, versions: dict, dropped: tupl
     path = os.path.join(uri, "manifest.json")
     manifest = json.load(open(path))
     manifest["spec"]["cells"][0]["overrides"] = SMALL
+    del manifest["spec"]["seeding"]  # older specs name none: seeding 1
     manifest.update(versions)
     json.dump(manifest, open(path, "w"))
     return uri
@@ -317,13 +318,14 @@ def test_under_todays_default_the_previous_packages_refilled_stack_does_not_repl
 
 
 def test_compare_notes_the_default_that_changed_between_the_packages_that_made_two_runs(tmp_path):
-    """A run of polsim 0.21.0 against the same spec played today: the rules differ in the
-    scoring default, though neither run's spec names the knob."""
+    """A run of polsim 0.21.0 against the same spec played today on its seeds (seeding 1, as
+    ``regress`` replays it): the rules differ in the scoring default, though neither run's
+    spec names the knob."""
     from pipelines.compare import match_runs
 
     old = made_by_polsim_0_21_0(tmp_path / "old")
     exp = Experiment(game="polarity", variant="standard", cells=(Cell(matchup=("aggressive", "cautious"), overrides=SMALL),),
-                     games=2, seed=29, shard_size=2)
+                     games=2, seed=29, shard_size=2, seeding=1)
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
     assert ("rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied, "

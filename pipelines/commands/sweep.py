@@ -7,6 +7,7 @@ import typer
 
 from pipelines.render import Format, print_line, print_tables
 from rules.base import UsageError
+from rules.seeds import SEEDING
 
 if TYPE_CHECKING:
     from pipelines.sweep import SweepReport
@@ -54,6 +55,7 @@ def register(app: typer.Typer) -> None:
         address: cli.AddressOpt = None,
         shard_size: cli.ShardSizeOpt = None,
         turns: cli.TurnsOpt = True,
+        seeding: cli.SeedingOpt = SEEDING,
         fmt: cli.FormatOpt = Format.table,
         quiet: cli.QuietOpt = False,
     ) -> None:
@@ -66,7 +68,7 @@ def register(app: typer.Typer) -> None:
         try:
             cli.check_execution(shard_size, workers)
             matchup, games = cli.game_defaults(game, strategies, games)
-            exp = sweep_experiment(game, variant, matchup, sets, games, seed, shard_size).model_copy(update={"turns": turns})
+            exp = cli.as_asked(sweep_experiment(game, variant, matchup, sets, games, seed, shard_size), turns, seeding)
             result = cli.run_with_progress(exp, out, quiet, "sweep", run_id=run_id, resume=resume,
                                            overwrite=overwrite, workers=workers, address=address,
                                            shard_size_given=shard_size is not None)

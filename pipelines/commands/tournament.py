@@ -12,6 +12,7 @@ import typer
 from pipelines.render import Format, print_line, print_tables
 from pipelines.spec import parse_sets
 from rules.base import UsageError
+from rules.seeds import SEEDING
 
 if TYPE_CHECKING:
     from pipelines.tournament import TournamentReport
@@ -82,6 +83,7 @@ def register(app: typer.Typer) -> None:
         address: cli.AddressOpt = None,
         shard_size: cli.ShardSizeOpt = None,
         turns: cli.TurnsOpt = True,
+        seeding: cli.SeedingOpt = SEEDING,
         fmt: cli.FormatOpt = Format.table,
         quiet: cli.QuietOpt = False,
     ) -> None:
@@ -96,8 +98,8 @@ def register(app: typer.Typer) -> None:
         try:
             cli.check_execution(shard_size, workers)
             _, games = cli.game_defaults(game, strategies, games)
-            exp = tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
-                                        games, seed, shard_size).model_copy(update={"turns": turns})
+            exp = cli.as_asked(tournament_experiment(game, variant, cli.split_strategies(strategies), fixed_knobs(sets),
+                                                     games, seed, shard_size), turns, seeding)
             result = cli.run_with_progress(exp, out, quiet, "tournament", run_id=run_id, resume=resume,
                                            overwrite=overwrite, workers=workers, address=address,
                                            shard_size_given=shard_size is not None)
