@@ -20,6 +20,11 @@ The pairs must be one comparison, or the pooled verdict answers no question
 The code that made the pairs may differ: each pair compares like with like,
 and a note says which physics each pair was played under.
 
+Every game counts once: in runs made before polsim 0.31.0 (seeding 1) two
+run seeds share a game seed or two (``rules.seeds``), and a shared game in
+the same seats is the same paired game; the later pair's copy is left out
+and a note says how many (``first_copies``).
+
 Notes every pair has are said once; the others name their pair
 (``pair 2 (seed 21): …``).
 """
@@ -36,6 +41,7 @@ from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_
 from pipelines.dataset import distinct_runs
 from pipelines.spec import Experiment, rules_as_played
 from rules.base import UsageError, get_game
+from rules.seeds import game_seeds
 
 SIDES = ("baseline", "candidate")
 
@@ -116,13 +122,37 @@ def pooled_notes(joined: Sequence[Joined]) -> list[str]:
     return notes
 
 
+def first_copies(joined: Sequence[Joined], parts: Sequence[Paired]) -> np.ndarray:
+    """Mask of the pooled games to keep: a game (cell, game seed, seats) that an earlier pair also holds
+    is a copy. Only runs made before polsim 0.31.0 (seeding 1) hold copies: two run seeds shared a game
+    seed or two (``rules.seeds``)."""
+    keys = []
+    for pair, part in zip(joined, parts):
+        exp = pair.exps[0]
+        seeds = game_seeds(exp.seed, part.seed_index.astype(np.int64), exp.seeding)
+        keys += list(zip(part.cell.tolist(), seeds.tolist(), (part.seed_index % 2).tolist()))
+    keep = np.zeros(len(keys), dtype=bool)
+    seen: set = set()
+    for i, key in enumerate(keys):
+        keep[i] = key not in seen
+        seen.add(key)
+    return keep
+
+
 def pool(joined: Sequence[Joined]) -> Paired:
-    """The games of every pair as one ``Paired``, with the pair each came from (``Paired.pair``)."""
+    """The games of every pair as one ``Paired``, with the pair each came from (``Paired.pair``), each
+    game once (``first_copies``)."""
     parts = [paired_of(pair) for pair in joined]
-    arrays = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Paired)
+    keep = first_copies(joined, parts)
+    arrays = {f.name: np.concatenate([getattr(p, f.name) for p in parts])[keep] for f in fields(Paired)
               if isinstance(getattr(parts[0], f.name), np.ndarray)}
-    which = np.concatenate([np.full(p.n, i, dtype=np.int64) for i, p in enumerate(parts)])
-    return Paired(**arrays, labels=parts[0].labels, notes=tuple(pooled_notes(joined)), pair=which)
+    which = np.concatenate([np.full(p.n, i, dtype=np.int64) for i, p in enumerate(parts)])[keep]
+    notes = pooled_notes(joined)
+    if not keep.all():
+        notes.insert(1, f"{int((~keep).sum())} paired games that two pairs both hold are counted once: in runs "
+                        "made before polsim 0.31.0 two run seeds share game seeds (seed a's game b-1 is seed b's "
+                        "game a-1, and game s-1 of every seed s has one seed)")
+    return Paired(**arrays, labels=parts[0].labels, notes=tuple(notes), pair=which)
 
 
 def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comparison:

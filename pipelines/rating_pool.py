@@ -15,9 +15,11 @@ none:
   and ``cautious:tunings=12`` in another are one player, named as first
   written (and a note says so). A strategy this polsim no longer knows is
   matched by its text.
-- ``duplicate_game``: a game seed played by the same two players in the
-  same seats under one rule set is the same game, whichever run holds it (a
-  run seed given twice, a run and its copy); it would count twice.
+- ``drop_copies``: a game seed played by the same two players in the same
+  seats under one rule set is the same game, whichever run holds it. Runs of
+  one run seed (given twice, a run and its copy) are refused; the games
+  that two run seeds share in runs made before polsim 0.31.0 (seeding 1,
+  ``rules.seeds``; at most two in the same seats) are counted once.
 - ``check_connected``: every player must be linked to every other through
   games played. Two groups that never met share no scale: their ratings
   would be set by the virtual draws alone.
@@ -103,22 +105,43 @@ def register_players(con, index: dict[str, int]) -> None:
     con.executemany("INSERT INTO player VALUES (?, ?)", list(index.items()))
 
 
-DUPLICATE_SQL = """
-SELECT game_seed, any_value(g.strategy_0), any_value(g.strategy_1), list(DISTINCT run_no ORDER BY run_no)
-FROM games g JOIN player a ON g.strategy_0 = a.text JOIN player b ON g.strategy_1 = b.text
-GROUP BY game_seed, a.no, b.no HAVING count(DISTINCT run_no) > 1
-ORDER BY game_seed LIMIT 1
+COPIES_SQL = """
+WITH keyed AS (
+  SELECT g.run_no, g.game_index, g.game_seed, g.strategy_0, g.strategy_1,
+         min(g.run_no) OVER (PARTITION BY g.game_seed, a.no, b.no) AS first_run,
+         row_number() OVER (PARTITION BY g.game_seed, a.no, b.no ORDER BY g.run_no, g.game_index) AS copy
+  FROM games g JOIN player a ON g.strategy_0 = a.text JOIN player b ON g.strategy_1 = b.text
+)
+SELECT first_run, run_no, game_index, game_seed, strategy_0, strategy_1 FROM keyed WHERE copy > 1
+ORDER BY run_no, game_index
 """
 
 
-def duplicate_game(con, uris: Sequence[str]) -> str | None:
-    """The first game two runs both hold, in words; None when every game is held once."""
-    row = con.execute(DUPLICATE_SQL).fetchone()
-    if row is None:
-        return None
-    seed, first, second, runs = row
-    return (f"{uris[runs[0]]} and {uris[runs[1]]} both hold the game of seed {seed} with {first} in seat 0 and "
-            f"{second} in seat 1 (the same run seed played twice?)")
+def drop_copies(con, uris: Sequence[str], manifests: Sequence[dict], index: dict[str, int]) -> list[str]:
+    """View ``rated_seats``: ``seats`` with every game counted once, and a note on the copies left out.
+
+    A game seed played by the same players in the same seats under one rule set is one game. Two
+    runs of one run seed and seeding hold all their games in common: ``UsageError``. Runs made before
+    polsim 0.31.0 (seeding 1) of two run seeds share up to two (``rules.seeds``): the later run's copy
+    is left out, and a note says how many."""
+    register_players(con, index)
+    copies = con.execute(COPIES_SQL).fetchall()
+    exps = [mf.experiment_of(m) for m in manifests]
+    for first, run, _, seed, s0, s1 in copies:
+        if (exps[first].seed, exps[first].seeding) == (exps[run].seed, exps[run].seeding):
+            raise UsageError(f"{uris[first]} and {uris[run]} both hold the game of seed {seed} with {s0} in seat 0 "
+                             f"and {s1} in seat 1 (both play run seed {exps[run].seed}): it would count twice; "
+                             "rate runs of other run seeds")
+    con.execute("CREATE OR REPLACE TEMP TABLE copies (run_no SMALLINT, game_index BIGINT)")
+    if copies:
+        con.executemany("INSERT INTO copies VALUES (?, ?)", [(run, game) for _, run, game, *_ in copies])
+    con.execute("CREATE OR REPLACE VIEW rated_seats AS SELECT * FROM seats s "
+                "WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.run_no = s.run_no AND c.game_index = s.game_index)")
+    if not copies:
+        return []
+    return [f"{len(copies)} games held by two runs are counted once: in runs made before polsim 0.31.0 two run "
+            "seeds share game seeds (seed a's game b-1 is seed b's game a-1, and game s-1 of every seed s has "
+            "one seed)"]
 
 
 def check_connected(names: Sequence[str], games: np.ndarray) -> None:

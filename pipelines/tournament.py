@@ -45,7 +45,7 @@ SELECT run_no, strategy, opponent,
        count(*) FILTER (WHERE result = 'draw') AS draws,
        count(*) FILTER (WHERE result = 'loss') AS losses,
        count(*) FILTER (WHERE result IS NULL) AS failed
-FROM seats GROUP BY ALL
+FROM rated_seats GROUP BY ALL
 """
 
 
@@ -90,7 +90,7 @@ class TournamentReport:
 
 
 def cross_tables(con, index: dict[str, int], n: int, runs: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """(wins [runs, n, n], draws [runs, n, n], failed games, self-play games) from the ``seats`` view,
+    """(wins [runs, n, n], draws [runs, n, n], failed games, self-play games) from the ``rated_seats`` view,
     each stored strategy text counted as its player ``index[text]``, each run apart."""
     wins, draws, losses = (np.zeros((runs, n, n), dtype=np.int64) for _ in range(3))
     failed = mirrored = 0
@@ -135,11 +135,8 @@ def rate_runs(uris: Sequence[str], level: float = 0.95) -> TournamentReport:
     game = pool.check_one_rule_set(uris, manifests)
     names, index, notes = pool.players(game, manifests)
     seeds = [mf.experiment_of(m).seed for m in manifests]
+    notes += pool.drop_copies(con, uris, manifests, index)
     if len(uris) > 1:
-        pool.register_players(con, index)
-        twice = pool.duplicate_game(con, uris)
-        if twice:
-            raise UsageError(f"{twice}: it would count twice; rate runs of other run seeds")
         notes.insert(0, f"rated the games of {len(uris)} runs together (run seeds {', '.join(map(str, seeds))})")
     notes += stored_notes(con, list(uris), manifests)
     run_wins, run_draws, failed, mirrored = cross_tables(con, index, len(names), len(uris))

@@ -103,3 +103,22 @@ def test_an_odd_count_of_runs_is_a_usage_error(tmp_path):
 def test_a_run_in_two_pairs_is_refused(tmp_path):
     a, b, c = (run(tmp_path, name, games=20, seed=s) for name, s in (("a", 3), ("b", 3), ("c", 4)))
     one_line_error(runner.invoke(app, ["compare", a, b, a, c]), "is given twice")
+
+
+def test_the_games_two_run_seeds_share_under_seeding_1_are_counted_once(tmp_path):
+    """Before polsim 0.31.0 run seed 1's games 0 and 2 were run seed 3's games 2 and 0, in the same seats."""
+    from pipelines.runner import run_experiment
+    from pipelines.spec import Cell, Experiment
+
+    def old(name, seed, **over):
+        exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair"), overrides=over),),
+                         games=10, seed=seed, shard_size=10, seeding=1)
+        return run_experiment(exp, str(tmp_path / name), workers=0).uri
+
+    pairs = [(old(f"b{s}", s), old(f"c{s}", s, sides=12)) for s in (1, 3)]
+    pooled = compare_pairs(pairs)
+    assert pooled.paired.n == 18 and np.bincount(pooled.paired.pair).tolist() == [10, 8]
+    assert pooled.verdict.notes[1].startswith("2 paired games that two pairs both hold are counted once")
+    today = [(run(tmp_path, f"nb{s}", seed=s, games=10), run(tmp_path, f"nc{s}", seed=s, games=10, sides=12))
+             for s in (1, 3)]
+    assert compare_pairs(today).paired.n == 20

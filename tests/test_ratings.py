@@ -142,7 +142,21 @@ def test_the_same_run_seed_twice_is_refused_as_games_that_would_count_twice(tmp_
     shutil.copytree(tmp_path / "tour-4", copy)
     again = str(copy / first.rstrip("/").rsplit("/", 1)[1])
     err = refused(first, again)
-    assert "both hold the game of seed" in err and "it would count twice" in err, err
+    assert "both hold the game of seed" in err and "(both play run seed 4): it would count twice" in err, err
+
+
+def test_the_games_two_run_seeds_share_under_seeding_1_are_counted_once(tmp_path):
+    """Before polsim 0.31.0, run seed 1's games 0 and 2 had the seeds of run seed 3's games 2 and 0
+    (``rules.seeds``), in the same seats: each pairing holds two games twice."""
+    runs = []
+    for seed in (1, 3):
+        exp = tournament_experiment("toy", None, PLAYERS, {}, 10, seed, 30).model_copy(update={"seeding": 1})
+        runs.append(run_experiment(exp, str(tmp_path / f"old-{seed}"), workers=0).uri)
+    res, report = rate(*runs)
+    assert res.exit_code == 0, res.output
+    assert [p["games"] for p in report["pairings"]] == [18, 18, 18]
+    assert "6 games held by two runs are counted once" in res.stderr
+    assert [p["games"] for p in rate_runs([runs[0]]).pairs] == [10, 10, 10]
 
 
 def test_a_round_robin_of_other_players_on_the_same_seed_is_not_a_duplicate(tmp_path):
