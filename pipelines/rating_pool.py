@@ -20,6 +20,9 @@ none:
   one run seed (given twice, a run and its copy) are refused; the games
   that two run seeds share in runs made before polsim 0.31.0 (seeding 1,
   ``rules.seeds``; at most two in the same seats) are counted once.
+- ``package_note``: the runs may come from several polsim versions (the
+  physics and rules are checked; a strategy's code is not), and a note names
+  them.
 - ``check_connected``: every player must be linked to every other through
   games played. Two groups that never met share no scale: their ratings
   would be set by the virtual draws alone.
@@ -142,6 +145,15 @@ def drop_copies(con, uris: Sequence[str], manifests: Sequence[dict], index: dict
     return [f"{len(copies)} games held by two runs are counted once: in runs made before polsim 0.31.0 two run "
             "seeds share game seeds (seed a's game b-1 is seed b's game a-1, and game s-1 of every seed s has "
             "one seed)"]
+
+
+def package_note(manifests: Sequence[dict]) -> list[str]:
+    """A note when the runs were made by several polsim versions: a strategy is one player across them."""
+    made = sorted({str(m.get("package_version") or "unknown") for m in manifests})
+    if len(made) < 2:
+        return []
+    return [f"the runs were made by polsim {', '.join(made)}: each strategy is rated as one player across them, "
+            "so a change to its play between those versions is averaged over"]
 
 
 def check_connected(names: Sequence[str], games: np.ndarray) -> None:

@@ -136,6 +136,7 @@ def rate_runs(uris: Sequence[str], level: float = 0.95) -> TournamentReport:
     names, index, notes = pool.players(game, manifests)
     seeds = [mf.experiment_of(m).seed for m in manifests]
     notes += pool.drop_copies(con, uris, manifests, index)
+    notes += pool.package_note(manifests)
     if len(uris) > 1:
         notes.insert(0, f"rated the games of {len(uris)} runs together (run seeds {', '.join(map(str, seeds))})")
     notes += stored_notes(con, list(uris), manifests)

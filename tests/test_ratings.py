@@ -203,6 +203,18 @@ def test_ratings_need_a_run(tmp_path):
     assert res.exit_code == 2
 
 
+def test_runs_made_by_several_polsim_versions_are_rated_with_a_note_naming_them(tmp_path):
+    runs = [tournament_run(tmp_path, seed) for seed in (4, 5)]
+    manifest = f"{runs[1]}/manifest.json"
+    m = json.loads(open(manifest).read())
+    m["package_version"] = "0.0.1"
+    open(manifest, "w").write(json.dumps(m))
+    res, _ = rate(*runs)
+    assert res.exit_code == 0, res.output
+    assert "the runs were made by polsim 0.0.1, " in res.stderr and "averaged over" in res.stderr
+    assert "made by polsim" not in rate(tournament_run(tmp_path, 6), runs[0])[0].stderr
+
+
 def test_runs_under_other_physics_are_refused_naming_the_versions(tmp_path):
     standard = tournament_run(tmp_path, 4)
     other = tournament_run(tmp_path, 5)
