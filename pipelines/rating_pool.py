@@ -216,11 +216,13 @@ def by_run_rows(pooled: Ratings, wins: np.ndarray, draws: np.ndarray,
     return rows, notes
 
 
-def agreement_note(wins: np.ndarray, draws: np.ndarray) -> str:
+def agreement_note(wins: np.ndarray, draws: np.ndarray, seeds: Sequence[int]) -> str:
     """Whether the runs ([runs, n, n] tables) share one set of ratings, in words."""
     test = same_ratings(list(zip(wins, draws)))
     if test.p is None:
-        return f"whether the runs share one set of ratings is not tested: {test.reason}"
+        reason = (f"in {run_label(seeds, test.group)} some strategy never scored against the others, so its own "
+                  "ratings are infinite" if test.group is not None else test.reason)
+        return f"whether the runs share one set of ratings is not tested: {reason}"
     said = (f"one set of ratings for every run: likelihood-ratio test p = {test.p:.2g} "
             f"(chi-square {test.statistic:.1f} on {test.df} df)")
     if test.p < 0.05:

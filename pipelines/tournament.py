@@ -158,7 +158,7 @@ def rate_runs(uris: Sequence[str], level: float = 0.95) -> TournamentReport:
     by_run: list[dict] = []
     if len(uris) > 1:
         by_run, run_notes = pool.by_run_rows(ratings, run_wins, run_draws, seeds)
-        notes += [*run_notes, pool.agreement_note(run_wins, run_draws)]
+        notes += [*run_notes, pool.agreement_note(run_wins, run_draws, seeds)]
     cross, pairs = [], []
     for i, a in enumerate(names):
         row = {"strategy": a}

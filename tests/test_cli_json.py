@@ -52,6 +52,7 @@ def test_ratings_of_one_sided_runs_write_null_and_finite_per_run_ratings(tmp_pat
     assert report["pairings"][0]["elo_diff"] is None
     assert len(report["by_run"]) == 4 and all(r["elo"] is not None for r in report["by_run"])
     assert "virtual draw" in res.stderr
+    assert "not tested: in seed 1 some strategy never scored against the others" in res.stderr
 
 
 def test_regress_json_is_one_document_with_the_sprt_decision_in_it(tmp_path):

@@ -47,6 +47,7 @@ class Agreement:
     df: int
     p: float | None
     reason: str = ""  # why there is no test, when p is None
+    group: int | None = None  # the group whose own ratings are infinite, when that is the reason
 
 
 def log_likelihood(elo: np.ndarray, wins: np.ndarray, draws: np.ndarray) -> float:
@@ -97,7 +98,8 @@ def same_ratings(tables: Sequence[tuple[np.ndarray, np.ndarray]]) -> Agreement:
     if pooled is None or any(s is None for s in separate):
         which = [g for g, s in enumerate(separate) if s is None]
         where = f"group {which[0]}" if which else "the pooled table"
-        return Agreement(None, 0, None, f"ratings in {where} are infinite (a player never scored against the others)")
+        return Agreement(None, 0, None, f"ratings in {where} are infinite (a player never scored against the others)",
+                         which[0] if which else None)
     df = sum(s[1] for s in separate) - pooled[1]
     if df == 0:
         return Agreement(None, 0, None, "separate ratings are no freer than pooled ones: the groups share no comparison")
