@@ -307,7 +307,7 @@ def analyze(
     Example: polsim analyze runs/polar-polar-9-1a2b3c4d5e --by variant --measures outcome --format json
     """
     from pipelines import analyze as analysis
-    from pipelines.dataset import run_labels, shared_run_id_note, stored_notes
+    from pipelines.dataset import copies_note, run_labels, shared_run_id_note, stored_notes
     from pipelines.display import readable_tables
     from pipelines.fastscan import open_for_analysis
     from pipelines.pooling import mixed_rules_note
@@ -319,7 +319,7 @@ def analyze(
         tables = analysis.measure(con, by=keys, where=where, groups=measures or None, asked=table)
         notes = [*grouping_notes(keys, by, len(runs), analysis.cell_keys(manifests),
                                  analysis.pooled_matchups(manifests)),
-                 shared_run_id_note(runs, manifests), *stored_notes(con, runs, manifests),
+                 shared_run_id_note(runs, manifests), *stored_notes(con, runs, manifests), copies_note(con),
                  analysis.left_out_note(tables), analysis.self_play_note(analysis.matchups_of(manifests)),
                  mixed_rules_note(manifests, run_labels(runs, manifests), by, where)]
         tables = point_at_games(tables, dict(zip(run_labels(runs, manifests), runs)))

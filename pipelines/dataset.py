@@ -183,6 +183,25 @@ def stored_notes(con: duckdb.DuckDBPyConnection, uris: list[str], manifests: lis
     return notes
 
 
+def copies_note(con: duckdb.DuckDBPyConnection) -> str | None:
+    """How many games two of the runs opened both hold — the same game seed, strategies in the same seats,
+    rules and physics, so the same game (one run seed played twice, or runs made before polsim 0.31.0:
+    ``rules.seeds``, seeding 1); None when there are none."""
+    cols = columns(con, "games")
+    key = ["game_seed", "strategy_0", "strategy_1", *(c for c in cols if c.startswith("rule_")),
+           *(c for c in ("physics_version",) if c in cols)]
+    if not {"game_seed", "strategy_0", "strategy_1", "run_no"} <= set(cols):
+        return None
+    listed = ", ".join(f'"{c}"' for c in key)
+    copies = con.execute(f"SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM games GROUP BY {listed} "
+                         "HAVING count(DISTINCT run_no) > 1)").fetchone()[0]
+    if not copies:
+        return None
+    return (f"{int(copies)} games are held by two of these runs (the same game seed, seats, strategies, rules and "
+            "physics: one run seed played twice, or two run seeds of runs made before polsim 0.31.0, which share "
+            "a game seed or two); a table that pools the runs counts each twice")
+
+
 def distinct_runs(uris: list[str], why: str = "its games would count twice") -> list[Location]:
     """Where each of ``uris`` is; a run given twice (however spelt) is a ``UsageError`` saying ``why`` it matters."""
     runs = [locate(u) for u in uris]

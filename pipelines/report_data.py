@@ -31,7 +31,7 @@ from pipelines import decisiveness as dec
 from pipelines import measures_polar as polar
 from pipelines import measures_polarity as polarity
 from pipelines.analyze import ON_REQUEST, default_keys, measure_scope
-from pipelines.dataset import komi_sql, run_labels, shared_run_id_note, stored_notes
+from pipelines.dataset import copies_note, komi_sql, run_labels, shared_run_id_note, stored_notes
 from pipelines.distribution import histogram
 from pipelines.play_turns import play_turns_sql
 from pipelines.scope import Scope
@@ -90,7 +90,8 @@ def gather(con: duckdb.DuckDBPyConnection, manifests: list[dict], by=(), where=(
     data = ReportData(keys=scope.game_keys(), tables=measure_scope(scope, asked=ON_REQUEST), seat_keys=keys,
                       runs=[_run_row(m, label) for m, label in zip(manifests, labels)],
                       note="; ".join(n for n in [shared_run_id_note(uris, manifests) if uris else None,
-                                                 *stored_notes(con, uris or labels, manifests)] if n) or None)
+                                                 *stored_notes(con, uris or labels, manifests),
+                                                 copies_note(con)] if n) or None)
     for name, (expr, rows, group) in _hist_specs(scope).items():
         bins = 20 if name == "decided" else 40
         data.hists[name] = histogram(scope, expr, rows, group, bins)

@@ -122,6 +122,23 @@ def test_analyze_and_report_note_a_lost_games_shard_and_an_unfinished_run(tmp_pa
         " ".join(res.stderr.split())
 
 
+def test_analyze_and_report_note_the_games_two_seeding_1_runs_both_hold(tmp_path):
+    """Run seeds 1 and 3 made before polsim 0.31.0 share two games in the same seats (``rules.seeds``)."""
+    def toy(seed, seeding):
+        exp = Experiment(game="toy", variant="standard", cells=(Cell(matchup=("loaded", "fair")),), games=10,
+                         seed=seed, shard_size=10, seeding=seeding)
+        return run_experiment(exp, str(tmp_path / f"s{seed}-{seeding}"), workers=0).uri
+
+    old = [toy(1, 1), toy(3, 1)]
+    res = runner.invoke(app, ["analyze", *old, "--by", "variant", "--table", "balance", "--format", "json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["balance"][0]["games"] == 20
+    assert "2 games are held by two of these runs" in " ".join(res.stderr.split())
+    page = tmp_path / "page.html"
+    assert runner.invoke(app, ["report", *old, "--out", str(page)]).exit_code == 0
+    assert "2 games are held by two of these runs" in page.read_text()
+    assert "held by two" not in runner.invoke(app, ["analyze", toy(1, 2), toy(3, 2), "--by", "variant"]).stderr
+
+
 def test_analyze_notes_how_many_failed_games_the_outcome_tables_leave_out(tmp_path):
     res = runner.invoke(app, ["analyze", balance_run(tmp_path / "failed"), "--table", "seats", "--format", "json"])
     assert res.exit_code == 0, res.output
