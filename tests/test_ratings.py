@@ -83,6 +83,10 @@ def test_runs_sharing_one_player_are_placed_on_the_pooled_scale_and_not_tested(t
         assert sorted(rows) == sorted(pair)
         assert sum(rows.values()) == pytest.approx(sum(pooled[s] for s in pair))
     assert "whether the runs share one set of ratings is not tested" in res.stderr
+    table = runner.invoke(app, ["ratings", low, high], env={"COLUMNS": "200"}).stdout
+    lines = [line.strip() for line in table.splitlines()]
+    header = next(line for line in lines[lines.index("by run") + 1:] if "seed" in line)
+    assert header.index("seed 1") < header.index("seed 2")  # in run order, though the best is only in run 2
 
 
 def test_ratings_of_one_run_are_the_tournaments_own(tmp_path):

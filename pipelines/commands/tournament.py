@@ -45,7 +45,7 @@ def display(report: "TournamentReport") -> dict[str, list[dict]]:
                 for r in report.table}
         for r in report.by_run:
             wide[r["strategy"]][r["label"]] = _elo(r["elo"], r["elo_lo"], r["elo_hi"])
-        labels = list(dict.fromkeys(r["label"] for r in report.by_run))
+        labels = list(dict.fromkeys(r["label"] for r in sorted(report.by_run, key=lambda r: r["run"])))
         tables["by_run"] = [{"strategy": s, "pooled": row["pooled"], **{k: row.get(k, "—") for k in labels}}
                             for s, row in wide.items()]
     return tables
