@@ -41,7 +41,7 @@ from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_
 from pipelines.dataset import distinct_runs
 from pipelines.spec import Experiment, rules_as_played
 from rules.base import UsageError, get_game
-from rules.seeds import game_seeds
+from rules.seeds import SEEDING_1_SHARES, game_seeds
 
 SIDES = ("baseline", "candidate")
 
@@ -149,9 +149,8 @@ def pool(joined: Sequence[Joined]) -> Paired:
     which = np.concatenate([np.full(p.n, i, dtype=np.int64) for i, p in enumerate(parts)])[keep]
     notes = pooled_notes(joined)
     if not keep.all():
-        notes.insert(1, f"{int((~keep).sum())} paired games that two pairs both hold are counted once: in runs "
-                        "made before polsim 0.31.0 two run seeds share game seeds (seed a's game b-1 is seed b's "
-                        "game a-1, and game s-1 of every seed s has one seed)")
+        notes.insert(1, f"{int((~keep).sum())} paired games that two pairs both hold are counted once: "
+                        f"{SEEDING_1_SHARES}")
     return Paired(**arrays, labels=parts[0].labels, notes=tuple(notes), pair=which)
 
 

@@ -188,10 +188,10 @@ def copies_note(con: duckdb.DuckDBPyConnection) -> str | None:
     rules and physics, so the same game (one run seed played twice, or runs made before polsim 0.31.0:
     ``rules.seeds``, seeding 1); None when there are none."""
     cols = columns(con, "games")
-    key = ["game_seed", "strategy_0", "strategy_1", *(c for c in cols if c.startswith("rule_")),
-           *(c for c in ("physics_version",) if c in cols)]
     if not {"game_seed", "strategy_0", "strategy_1", "run_no"} <= set(cols):
         return None
+    key = ["game_seed", "strategy_0", "strategy_1", *(c for c in cols if c.startswith("rule_")),
+           *(c for c in ("physics_version",) if c in cols)]
     listed = ", ".join(f'"{c}"' for c in key)
     copies = con.execute(f"SELECT coalesce(sum(n - 1), 0) FROM (SELECT count(*) AS n FROM games GROUP BY {listed} "
                          "HAVING count(DISTINCT run_no) > 1)").fetchone()[0]

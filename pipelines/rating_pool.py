@@ -47,6 +47,7 @@ from pipelines.pooling import played_under
 from pipelines.stats.ratings import Ratings, bradley_terry
 from pipelines.stats.ratings_agreement import same_ratings
 from rules.base import UsageError, get_game
+from rules.seeds import SEEDING_1_SHARES
 
 
 def check_one_rule_set(uris: Sequence[str], manifests: Sequence[dict]) -> str:
@@ -142,9 +143,7 @@ def drop_copies(con, uris: Sequence[str], manifests: Sequence[dict], index: dict
                 "WHERE NOT EXISTS (SELECT 1 FROM copies c WHERE c.run_no = s.run_no AND c.game_index = s.game_index)")
     if not copies:
         return []
-    return [f"{len(copies)} games held by two runs are counted once: in runs made before polsim 0.31.0 two run "
-            "seeds share game seeds (seed a's game b-1 is seed b's game a-1, and game s-1 of every seed s has "
-            "one seed)"]
+    return [f"{len(copies)} games held by two runs are counted once: {SEEDING_1_SHARES}"]
 
 
 def package_note(manifests: Sequence[dict]) -> list[str]:
@@ -171,8 +170,10 @@ def run_label(seeds: Sequence[int], run: int) -> str:
     return f"seed {seeds[run]}" if seeds.count(seeds[run]) == 1 else f"run {run + 1} (seed {seeds[run]})"
 
 
-def _own_ratings(wins: np.ndarray, draws: np.ndarray, names: tuple[str, ...], level: float) -> tuple[Ratings, bool]:
-    """Bradley–Terry ratings of one run's players; with one virtual draw per pairing (True) when infinite."""
+def ratings_or_prior(wins: np.ndarray, draws: np.ndarray, names: tuple[str, ...],
+                     level: float) -> tuple[Ratings, bool]:
+    """Bradley–Terry ratings; with one virtual draw per pairing (True) when the maximum-likelihood ones are
+    infinite (some player never scored against another group)."""
     try:
         return bradley_terry(wins, draws, names, level=level), False
     except ValueError:
@@ -196,7 +197,7 @@ def by_run_rows(pooled: Ratings, wins: np.ndarray, draws: np.ndarray,
                          "its games")
             continue
         names = tuple(pooled.names[i] for i in active)
-        own, virtual = _own_ratings(wins[run][np.ix_(active, active)], draws[run][np.ix_(active, active)],
+        own, virtual = ratings_or_prior(wins[run][np.ix_(active, active)], draws[run][np.ix_(active, active)],
                                     names, pooled.level)
         if virtual:
             prior.append(run_label(seeds, run))

@@ -35,7 +35,7 @@ from pipelines import rating_pool as pool
 from pipelines.dataset import open_runs, stored_notes
 from pipelines.spec import Cell, Experiment, grid_shard_size, make_experiment, validate
 from pipelines.stats.proportion import score_rate
-from pipelines.stats.ratings import Ratings, bradley_terry, elo_from_score
+from pipelines.stats.ratings import Ratings, elo_from_score
 from pipelines.stats.tally import Tally
 from rules.base import StrategySpec, UsageError, get_game
 
@@ -109,12 +109,10 @@ def cross_tables(con, index: dict[str, int], n: int, runs: int) -> tuple[np.ndar
 
 
 def _fit(wins: np.ndarray, draws: np.ndarray, names: list[str], level: float) -> tuple[Ratings, list[str]]:
-    try:
-        return bradley_terry(wins, draws, names, level=level), []
-    except ValueError:
-        note = ("some strategy never scored against another group, so maximum-likelihood ratings are infinite; "
-                "rated with one virtual draw per pairing (ratings pulled towards each other)")
-        return bradley_terry(wins, draws, names, level=level, prior_draws=1.0), [note]
+    ratings, virtual = pool.ratings_or_prior(wins, draws, tuple(names), level)
+    note = ("some strategy never scored against another group, so maximum-likelihood ratings are infinite; "
+            "rated with one virtual draw per pairing (ratings pulled towards each other)")
+    return ratings, [note] if virtual else []
 
 
 def _pair_row(a: str, b: str, tally: Tally, level: float) -> dict:

@@ -56,6 +56,8 @@ def _mix64_array(x: np.ndarray) -> np.ndarray:
 
 
 SEEDING = 2  # today's derivation; 1 is the one runs made before polsim 0.31.0 used
+SEEDING_1_SHARES = ("in runs made before polsim 0.31.0 two run seeds share game seeds (seed a's game b-1 is seed "
+                    "b's game a-1, and game s-1 of every seed s has one seed)")  # for notes that count copies
 SEEDINGS = (1, 2)
 GOLDEN = 0x9E3779B97F4A7C15  # SplitMix64's increment (odd)
 
