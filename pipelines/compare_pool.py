@@ -41,7 +41,7 @@ from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_
 from pipelines.dataset import distinct_runs
 from pipelines.spec import Experiment, rules_as_played
 from rules.base import UsageError, get_game
-from rules.seeds import SEEDING_1_SHARES, game_seeds
+from rules.seeds import SEEDING_1_SHARES
 
 SIDES = ("baseline", "candidate")
 
@@ -127,10 +127,8 @@ def first_copies(joined: Sequence[Joined], parts: Sequence[Paired]) -> np.ndarra
     is a copy. Only runs made before polsim 0.31.0 (seeding 1) hold copies: two run seeds shared a game
     seed or two (``rules.seeds``)."""
     keys = []
-    for pair, part in zip(joined, parts):
-        exp = pair.exps[0]
-        seeds = game_seeds(exp.seed, part.seed_index.astype(np.int64), exp.seeding)
-        keys += list(zip(part.cell.tolist(), seeds.tolist(), (part.seed_index % 2).tolist()))
+    for pair, part in zip(joined, parts):  # a pair's rows are its Paired's, one for one (paired_of)
+        keys += list(zip(part.cell.tolist(), pair.rows["seed_a"].tolist(), (part.seed_index % 2).tolist()))
     keep = np.zeros(len(keys), dtype=bool)
     seen: set = set()
     for i, key in enumerate(keys):
