@@ -25,6 +25,8 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
                  approach_height=0.005) -> Episode                  # the hand + release
     push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion: a fingertip
         # presses the leaner's raised face down toward the side it leans to
+    lean_azimuth(world, leaner_id) -> float    # that side, as an azimuth on the mat (a reading,
+        # no episode): a leaner frozen by R19 with nothing under its rim still has one
     place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
                                                                     # ids[0] at the bottom;
                                                                     # set down whole, at rest:
@@ -96,8 +98,8 @@ Refinements of the first draft (all names of the draft still work):
 
 from __future__ import annotations
 
-from sim.episodes import (balance_intent, lay_flat, leaner_pose, nominal_intent, place_leaner, place_tower,
-                          push_flat, settle, sweep)
+from sim.episodes import (balance_intent, lay_flat, lean_azimuth, leaner_pose, nominal_intent, place_leaner,
+                          place_tower, push_flat, settle, sweep)
 from sim.events import BodyInfo, BodyState, Episode, Intent
 from sim.disturb import disturbance, intent_holds
 from sim.fit import intent_fits
@@ -107,6 +109,6 @@ from sim.world import World
 
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
-    "balance_intent", "disturbance", "intent_fits", "intent_holds", "lay_flat", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
+    "balance_intent", "disturbance", "intent_fits", "intent_holds", "lay_flat", "lean_azimuth", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
     "push_flat", "settle", "sweep",
 ]

@@ -79,13 +79,7 @@ def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
     sideways, a leaner rolls on its rim like a wheel instead.)"""
     def setup(w: World) -> dict:
         p = w.params
-        n = normal_of(w.quat[leaner_id])
-        if n[2] < 0:
-            n = -n                                  # the face that looks up
-        horiz = np.array([n[0], n[1], 0.0])
-        if dm.norm(horiz) < 1e-9:
-            horiz = np.array([1.0, 0.0, 0.0])
-        horiz /= dm.norm(horiz)
+        n, horiz = _raised_face(w, leaner_id)
         rise = np.array([0.0, 0.0, 1.0]) - n[2] * n
         rise = rise / dm.norm(rise) if dm.norm(rise) > 1e-9 else np.zeros(3)
         inward = -horiz if azimuth is None else np.array([dm.cos(azimuth), dm.sin(azimuth), 0.0])
@@ -98,6 +92,26 @@ def push_flat(world: World, leaner_id: int, azimuth: float | None = None,
         return {"push_r": pusher_radius, "push_t": np.array([0.0, t_move]),
                 "push_p": np.array([start, end])}
     return _episode(world, setup)
+
+
+def lean_azimuth(world: World, leaner_id: int) -> float:
+    """The side a tilted disc leans to, as an azimuth on the mat: where its raised face
+    looks down to, the way ``push_flat`` presses it by default (radians in [0, 2 pi))."""
+    _, horiz = _raised_face(world, leaner_id)
+    return dm.atan2(-horiz[1], -horiz[0]) % (2 * np.pi)
+
+
+def _raised_face(w: World, i: int) -> tuple[np.ndarray, np.ndarray]:
+    """Body ``i``'s face normal that looks up, and its horizontal part as a unit vector
+    (pointing away from the side the disc leans to; +x for a disc lying flat)."""
+    n = normal_of(w.quat[i])
+    if n[2] < 0:
+        n = -n                                  # the face that looks up
+    horiz = np.array([n[0], n[1], 0.0])
+    if dm.norm(horiz) < 1e-9:
+        horiz = np.array([1.0, 0.0, 0.0])
+    horiz /= dm.norm(horiz)
+    return n, horiz
 
 
 def sweep(world: World, start, end, pusher_radius: float = 0.004) -> Episode:

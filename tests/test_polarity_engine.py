@@ -690,6 +690,50 @@ def test_r5_stall_rounds_0_plays_give_ups_on_to_the_turn_limit():
     assert row["end_reason"] == "turn_limit" and [t["outcome"] for t in turns[4:]] == ["gave_up"] * 12
 
 
+def push_fails(world, leaner, azimuth):
+    """A press that leaves the leaner up and moves nothing (it missed the raised face)."""
+    return world.finish(world.bodies())
+
+
+def push_fails_knocking(victim: int):
+    """A press that leaves the leaner up but knocks disc ``victim`` 30 mm: R6(d), a fault."""
+    def episode_(world, leaner, azimuth):
+        final = [moved(b, x=b.x + 0.03) if b.id == victim else b for b in world.bodies()]
+        return world.finish(final, moved_diameters={victim: 1.3})
+    return episode_
+
+
+def converter_game(pushes, stall_failed_conversions=True, max_turns=400):
+    """White (converter) places a leaner, then presses it at every turn (``pushes``, one a turn);
+    Black's leaners all fall flat, one try a turn, so Black gives up every turn."""
+    rules = PolarityRules(red_orientation="bar", foundations=2, stack_size=6, max_attempts=1, stall_rounds=2,
+                          max_turns=max_turns, stall_failed_conversions=stall_failed_conversions)
+    script = [lean_ok, falls_flat]
+    for push in pushes:
+        script += [push, falls_flat]
+    return make_game(script, rules=rules, seats=("converter", "cautious"), setup=False).play()
+
+
+def test_r5_a_failed_conversion_that_changes_nothing_counts_toward_the_stall_as_a_give_up_does():
+    row, turns = converter_game([push_fails] * 10)
+    assert [t["outcome"] for t in turns[4:]] == ["placed", "gave_up", "convert_failed", "gave_up", "convert_failed"]
+    assert row["end_reason"] == "stalled" and row["n_turns"] == 4 + 5
+
+
+def test_r5_failed_conversions_were_not_a_stall_before_polsim_0_32_0():
+    row, turns = converter_game([push_fails] * 10, stall_failed_conversions=False, max_turns=9)
+    assert row["end_reason"] == "turn_limit" and row["n_turns"] == 4 + 9
+    assert [t["outcome"] for t in turns[6:]] == ["convert_failed", "gave_up"] * 3 + ["convert_failed"]
+
+
+def test_r5_a_failed_conversion_that_faults_starts_the_stall_count_again():
+    game_row, turns = converter_game([push_fails, push_fails_knocking(1)] + [push_fails] * 10)
+    assert [t["outcome"] for t in turns[4:9]] == ["placed", "gave_up", "convert_failed", "gave_up", "convert_failed"]
+    assert turns[8]["fault_kinds"] == "d" and game_row["end_reason"] == "stalled"
+    assert [t["outcome"] for t in turns[9:]] == ["gave_up", "convert_failed"] * 2   # then two rounds of nothing
+    assert game_row["n_turns"] == 4 + 5 + 4
+
+
 def test_r4_a_leaner_off_an_opponents_disc_is_an_illegal_move():
     from rules.polarity.engine import check_legal
 

@@ -148,7 +148,8 @@ def made_under_physics_0_21_0(tmp_path) -> str:
     return stored_as_made_by(tmp_path, PREVIOUS, {"physics_version": "0.21.0"}, dropped=tuple(PREVIOUS))
 
 
-HOLD_THEN = {"aim_hold": False}  # polsim 0.26.0's aiming, which 0.27.0 changed
+PUSH_THEN = {"aim_push": False, "stall_failed_conversions": False}  # polsim 0.31.0's, which 0.32.0 changed
+HOLD_THEN = {"aim_hold": False, **PUSH_THEN}  # polsim 0.26.0's aiming, which 0.27.0 changed
 AIM_THEN = {"aim_tilt": False, "aim_fit": False, **HOLD_THEN}  # polsim 0.25.0's, which 0.26.0 changed
 EDGE_THEN = {"edge_gap_mm": 15.0, **AIM_THEN}  # polsim 0.22.0's defaults: 0.23.0 changed the edge gap
 SCORED_THEN = {"empty_stack_scoring": "after_resolution", **EDGE_THEN}  # polsim 0.21.0's defaults
@@ -185,6 +186,12 @@ def made_by_polsim_0_26_0(tmp_path) -> str:
     tower's top disc off its place too (the knob it did not have)."""
     return stored_as_made_by(tmp_path, HOLD_THEN, {"package_version": "0.26.0"}, dropped=tuple(HOLD_THEN),
                              seed=HOLD_SEED)
+
+
+def made_by_polsim_0_31_0(tmp_path) -> str:
+    """Played as polsim 0.31.0 played: a leaner with no disc under its rim pressed toward the
+    nearest disc, and failed conversions not counted toward a stall (the knobs it did not have)."""
+    return stored_as_made_by(tmp_path, PUSH_THEN, {"package_version": "0.31.0"}, dropped=tuple(PUSH_THEN))
 
 
 def test_physics_restores_name_the_knobs_each_older_physics_lacks():
@@ -242,7 +249,8 @@ def test_defaults_then_name_the_knobs_whose_default_changed_since_a_package():
     assert defaults_then("0.22.0") == EDGE_THEN
     assert defaults_then("0.23.0") == defaults_then("0.25.0") == AIM_THEN
     assert defaults_then("0.26.0") == HOLD_THEN
-    assert defaults_then("0.27.0") == {} and defaults_then("not a version") == {}
+    assert defaults_then("0.27.0") == defaults_then("0.31.0") == PUSH_THEN
+    assert defaults_then("0.32.0") == {} and defaults_then("not a version") == {}
 
 
 def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
@@ -259,19 +267,23 @@ def test_a_knob_the_runs_variant_sets_keeps_the_variants_value_in_a_replay():
     assert defaults_then(game, exp, "0.22.0") == EDGE_THEN
     assert defaults_then(game, exp, "0.23.0") == AIM_THEN
     assert defaults_then(game, exp, "0.26.0") == HOLD_THEN
-    assert defaults_then(game, exp, "0.27.0") == defaults_then(game, exp, None) == {}
+    assert defaults_then(game, exp, "0.31.0") == PUSH_THEN
+    assert defaults_then(game, exp, "0.32.0") == defaults_then(game, exp, None) == {}
     sets_it = dataclasses.replace(game, variants=lambda: {"standard": PolarityRules(empty_stack_scoring="when_emptied")})
     assert defaults_then(sets_it, exp, "0.21.0") == EDGE_THEN
 
 
 @pytest.mark.parametrize("made, version, then, dropped, note", [
     (made_by_polsim_0_21_0, "0.21.0", SCORED_THEN, EDGE_THEN,
-     "aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, empty_stack_scoring=after_resolution, "
+     "aim_push=false, stall_failed_conversions=false, aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, "
+     "empty_stack_scoring=after_resolution, "
      "the defaults"),
     (made_by_polsim_0_22_0, "0.22.0", EDGE_THEN, EDGE_THEN,
-     "aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, the defaults"),
-    (made_by_polsim_0_25_0, "0.25.0", AIM_THEN, AIM_THEN, "aim_hold=false, aim_tilt=false, aim_fit=false, the defaults"),
-    (made_by_polsim_0_26_0, "0.26.0", HOLD_THEN, HOLD_THEN, "aim_hold=false, the default"),
+     "aim_push=false, stall_failed_conversions=false, aim_hold=false, aim_tilt=false, aim_fit=false, edge_gap_mm=15, the defaults"),
+    (made_by_polsim_0_25_0, "0.25.0", AIM_THEN, AIM_THEN,
+     "aim_push=false, stall_failed_conversions=false, aim_hold=false, aim_tilt=false, aim_fit=false, the defaults"),
+    (made_by_polsim_0_26_0, "0.26.0", HOLD_THEN, HOLD_THEN, "aim_push=false, stall_failed_conversions=false, aim_hold=false, the defaults"),
+    (made_by_polsim_0_31_0, "0.31.0", PUSH_THEN, PUSH_THEN, "aim_push=false, stall_failed_conversions=false, the defaults"),
 ])
 def test_a_run_made_by_an_earlier_package_replays_with_its_defaults_then(tmp_path, made, version, then, dropped, note):
     uri = made(tmp_path)
@@ -329,7 +341,8 @@ def test_compare_notes_the_default_that_changed_between_the_packages_that_made_t
     new = run_experiment(exp, str(tmp_path / "new"), workers=0).uri
     notes = match_runs(old, new).notes
     assert ("rules changed: edge_gap_mm 15 → 0, empty_stack_scoring after_resolution → when_emptied, "
-            "aim_tilt false → true, aim_fit false → true, aim_hold false → true") in notes, notes
+            "stall_failed_conversions false → true, aim_tilt false → true, aim_fit false → true, "
+            "aim_hold false → true, aim_push false → true") in notes, notes
 
 
 def test_analysis_reads_a_knob_an_older_run_predates_as_that_run_played_it(tmp_path):

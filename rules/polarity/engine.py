@@ -172,7 +172,12 @@ class Game:
 
     def view(self, seat: int, setup: bool = False) -> View:
         return View(seat, self.bodies(), self.table, self.rules, self.geo,
-                    trial=self.trial_for(seat), nominal=self.nominal_for(seat), setup=setup)
+                    trial=self.trial_for(seat), nominal=self.nominal_for(seat), leans_toward=self.leans_toward(),
+                    setup=setup)
+
+    def leans_toward(self):
+        lean_azimuth = getattr(self.sim, "lean_azimuth", None)
+        return None if lean_azimuth is None else (lambda leaner: lean_azimuth(self.world, leaner))
 
     def nominal_for(self, seat: int):
         if self.sim.balance_intent is None:
@@ -477,8 +482,7 @@ class Game:
                     first = len(self.rows)
                     self.play_turn(seat)
                     self.turn += 1
-                    outcomes = {r["outcome"] for r in self.rows[first:]}
-                    idle = idle + 1 if outcomes and outcomes <= {"gave_up", "no_move"} else 0
+                    idle = idle + 1 if self.changed_nothing(self.rows[first:]) else 0
                     if self.rules.stall_rounds and idle >= 2 * self.rules.stall_rounds:
                         raise GameOver("stalled")
                 elif any(g.captor == seat for g in self.table.pending):
@@ -490,6 +494,16 @@ class Game:
         except GameOver as end:
             over = end
         return self.game_row(over), self.rows
+
+    def changed_nothing(self, rows: list[dict]) -> bool:
+        """R5's stall count: the turn left the mat as it was. A give-up or no move did; so did,
+        under ``stall_failed_conversions``, a conversion that left its leaner up with no fault
+        and nothing frozen (R19)."""
+        def idle(r: dict) -> bool:
+            if r["outcome"] == "convert_failed":
+                return self.rules.stall_failed_conversions and not r["fault_kinds"] and not r["unsettled"]
+            return r["outcome"] in ("gave_up", "no_move")
+        return bool(rows) and all(map(idle, rows))
 
     def scored_stacks(self, over: GameOver) -> list[int]:
         """The stacks R18 scores: as they stand, but under ``empty_stack_scoring=when_emptied`` an R17 end

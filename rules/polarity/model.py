@@ -76,6 +76,8 @@ class PolarityRules(RulesBase):
     max_turns: int = Field(400, ge=1, description="safety cap on turns; the game ends as turn_limit")
     stall_rounds: int = Field(
         5, ge=0, description="R5: the game ends as stalled, scored as at R17, once both players have given up on each of their last this many turns (0: play on to max_turns)")
+    stall_failed_conversions: bool = Field(
+        True, description="R5/R7: a conversion that leaves the leaner up with no fault changes nothing on the mat either, and counts toward stall_rounds as a give-up does; false = polsim 0.31.0 and before, under which a player who kept failing to convert, facing one who kept giving up, played on to max_turns")
     magnet_strength: float = Field(1.0, gt=0, description="physics: scale on the magnets' remanence Br")
     contact_substeps: int | None = Field(
         None, ge=1, description="physics: sub-steps of a contact step; unset = the core's 3; 1 = physics 0.6.0 (~1.4x cheaper)")
@@ -119,6 +121,8 @@ class PolarityRules(RulesBase):
         True, description="strategies: the core's balancing pose is one the hand can bring a disc to, it and its approach clear of every disc (sim.fit); false = polsim 0.25.0 and before, which could aim into a disc (a flat disc under the pose, a tower's top)")
     aim_hold: bool = Field(
         True, description="strategies: the core's balancing pose leaves the discs near it in place, each flat disc and tower held by friction with margin at the pose and on the hand's approach (sim.disturb); false = polsim 0.26.0 and before, which aimed at a 2- or 3-disc tower's only balance, close in, where the top disc jumps into the hand (12 tries of 12 on a lone tower)")
+    aim_push: bool = Field(
+        True, description="strategies: a leaner with no disc under its upper rim (one R19 froze mid-fall) is pressed flat toward the side it leans to, as one on a host is pressed toward its host; false = polsim 0.31.0 and before, which pressed it toward the nearest disc, however it leaned, and could miss it at every try")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 
@@ -145,6 +149,8 @@ class PolarityRules(RulesBase):
 # before), newest first. A run made by an earlier polsim played the default before
 # wherever its variant file and cell left the knob unset (replays restore it).
 DEFAULTS_BEFORE = (
+    ((0, 32, 0), "aim_push", False),
+    ((0, 32, 0), "stall_failed_conversions", False),
     ((0, 27, 0), "aim_hold", False),
     ((0, 26, 0), "aim_tilt", False),
     ((0, 26, 0), "aim_fit", False),

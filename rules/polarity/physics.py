@@ -136,6 +136,7 @@ class Core:
     push_flat: object
     place_tower: object
     balance_intent: object = None  # (Intent, whether it balances at all): what strategies tune to
+    lean_azimuth: object = None    # the side a leaner leans to: where strategies press it flat (R7)
 
 
 def core() -> Core:
@@ -144,5 +145,5 @@ def core() -> Core:
     return Core(
         World=api.World, Intent=api.Intent, params=physics_params, lay_flat=api.lay_flat,
         place_leaner=api.place_leaner, push_flat=api.push_flat, place_tower=api.place_tower,
-        balance_intent=api.balance_intent,
+        balance_intent=api.balance_intent, lean_azimuth=api.lean_azimuth,
     )

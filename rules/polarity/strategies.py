@@ -147,9 +147,14 @@ def nominal(view: View, host, azimuth: float) -> Place:
 
 def push_direction(view: View, leaner) -> float:
     """Press a leaner down toward the disc it leans on (the side it leans to), so it lies
-    flat with its colour kept; the core's ``push_flat`` pivots it that way."""
+    flat with its colour kept; the core's ``push_flat`` pivots it that way. A leaner with
+    no disc under its upper rim (R19 froze it mid-fall) is pressed toward the side it
+    leans to (``aim_push``; before, toward the nearest disc, which a press that way
+    can miss at every try)."""
     by_id = view.by_id()
     host = by_id.get(leaner.leaning_on)
+    if host is None and view.rules.aim_push and view.leans_toward is not None:
+        return view.leans_toward(leaner.id)
     if host is None:
         others = [b for b in view.discs() if b.id != leaner.id] or [view.red()]
         host = min(others, key=lambda b: dm.hypot(b.x - leaner.x, b.y - leaner.y))

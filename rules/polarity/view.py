@@ -6,6 +6,7 @@ A ``View`` is the table as seen by the seat to move: the bodies on the mat
 distance at which a leaner balances and whether any does (static torques,
 no simulation; without it, the lone-host distance measured in
 ``clearance``);
+``leans_toward`` (set by the engine) gives the azimuth a leaner leans to;
 ``trial`` plays one action on a *copy* of the world and returns its
 ``Resolution`` (look-ahead only). Answers:
 
@@ -62,6 +63,7 @@ class View:
     geo: Geometry
     trial: Callable[..., object] | None = field(default=None, repr=False)
     nominal: Callable[[int, float, float], tuple[float, bool]] | None = field(default=None, repr=False)
+    leans_toward: Callable[[int], float] | None = field(default=None, repr=False)  # a leaner's side (set by the engine)
     setup: bool = False  # laying a foundation (R3): ``legal_spot`` also keeps ``foundation_red_gap_mm``
     _crowd: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
