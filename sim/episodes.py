@@ -4,6 +4,8 @@ Every episode follows the same steps (``_episode``):
 1. snapshot the world (restored if the run meets NaN or runaway energy),
    read the state of every body (for fallen / flipped) and, after the
    episode's own setup, which discs touch (so only *new* contacts count);
+   a setup that lifts bodies away (a capture) first wakes the sleepers they
+   held up (``wake_unsupported``);
 2. record each sleeper's magnetic force as its wake reference;
 3. set up the action (new awake disc, held disc and its path, pusher path,
    a group lifted and re-placed as a tower);
@@ -143,7 +145,7 @@ def place_tower(world: World, ids: list[int], x: float, y: float, up: int,
         if at_rest:
             press_faces(w, stack, up)
         return {"placed": stack}
-    return _episode(world, setup)
+    return _episode(world, setup, vacates=True)
 
 
 def settle(world: World) -> Episode:
@@ -155,7 +157,9 @@ def settle(world: World) -> Episode:
     return _episode(world, setup, refresh=False)
 
 
-def _episode(world: World, setup, refresh: bool = True) -> Episode:
+def _episode(world: World, setup, refresh: bool = True, vacates: bool = False) -> Episode:
+    """Run one episode (the module note's steps); ``vacates``: the setup lifts or moves
+    bodies that others may rest on (``wake_unsupported``)."""
     p = world.params
     snapshot = world.copy()
     before = {b.id: b for b in classify(world)}
@@ -163,7 +167,11 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
         rot = world_rotations(world)
         refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake, p.magnet_radius,
                      p.magnet_thickness, world.field, p.far_cutoff, world.fref, p.kernel_knobs())
+    wake = vacates and p.wake_vacated
+    supports = world.touching() if wake else None
     spec = setup(world)
+    if wake:
+        wake_unsupported(world, before, supports, spec.get("placed", ()))
     initial = world.touching()
     for i in spec.get("placed", ()):            # a placed tower's own discs: not new
         for j in spec.get("placed", ()):
@@ -191,6 +199,25 @@ def _episode(world: World, setup, refresh: bool = True) -> Episode:
     ep = _report(world, status, int(steps), action, before, initial, touched, maxdisp, in_hand)
     ep.body_steps = int(body_steps)
     return ep
+
+
+def wake_unsupported(world: World, before: dict[int, BodyInfo], touching: np.ndarray, moved=()) -> list[int]:
+    """Wake every sleeper an episode's setup took its support from: one not lying flat
+    that leaned on, or touched, a body the setup lifted off the mat or moved (a captured
+    group, ``place_tower``). The wake check (sim.integrate) runs only near awake bodies,
+    so a leaner whose host was carried off across the mat would otherwise hang in the
+    air, asleep, where its host held it (``params.wake_vacated``; physics 0.22.0 left
+    it). Returns the ids woken."""
+    vacated = {i for i in before if not world.live[i]} | {int(i) for i in moved if i in before}
+    woken = []
+    for i, b in before.items():
+        if i in vacated or not world.live[i] or world.awake[i] or b.state == BodyState.FLAT:
+            continue
+        if b.leaning_on in vacated or any(touching[i, j] for j in vacated):
+            world.awake[i] = 1
+            world.still[i] = 0.0
+            woken.append(i)
+    return woken
 
 
 def _stop_red(world: World) -> np.ndarray:

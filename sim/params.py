@@ -199,6 +199,8 @@ class PhysicsParams(BaseModel):
     red_stays: bool = Field(True, description="the red disc is never lifted away with the held disc: pulled off, it falls where it hung (R8 sends discs to a stack; the red disc has none); False: physics 0.19.0, where it left the game (no-red-death games only: in others its first touch ends the episode)")
     lift_clinging: bool = Field(True, description="at release, a disc touching the held disc that does not lie flat goes up with it though its rim rests on the mat (it snapped up onto it: R6(c), R8; sim.integrate.release_hand); False: only discs touching no mat, physics 0.19.0")
 
+    wake_vacated: bool = Field(True, description="an episode's setup that lifts bodies off the mat or moves them (a capture) wakes each sleeper not lying flat that leaned on or touched them, so a leaner whose host is carried off falls (sim.episodes.wake_unsupported); False: physics 0.22.0, where it could hang in the air, asleep, with nothing under it")
+
     # reading the world
     out_entirely: bool = Field(True, description="a disc is out of bounds when all of it lies beyond the play circle, seen from above (R6(e); sim.state); False: when its centre does, physics 0.19.0")
 

@@ -196,6 +196,13 @@ def capture_tower(p):
     return place_tower(w, [a, b], -0.08, 0.05, -1)
 
 
+def capture_under_a_leaner(p):
+    """A capture carries off the host a sleeping leaner floats on: the leaner falls."""
+    w, h = _host(params=p)
+    place_leaner(w, nominal_intent(w, h, 0.0))
+    return place_tower(w, [h], -0.12, -0.12, 1)
+
+
 def snap_to_tower(p):
     w = World.new(p)
     w.add_tower(3, 0.0, 0.0, 1)
@@ -230,7 +237,7 @@ SCENES = {f.__name__: f for f in (
     lone_flat, opposite_far, opposite_snap, same_repel, nominal_black, nominal_white,
     noisy_leaner, leaner_too_far, leaner_too_close, host_snaps_to_hand, leaner_too_low, snap_to_hand,
     red_attracts, red_repels, out_of_bounds, half_past_the_circle, domino, leaner_meets_held_disc,
-    conversion, capture_tower, snap_to_tower, leaner_on_tower, two_leaners, midgame_placement,
+    conversion, capture_tower, capture_under_a_leaner, snap_to_tower, leaner_on_tower, two_leaners, midgame_placement,
     midgame_fault)}
 
 

@@ -246,3 +246,44 @@ def test_a_flat_disc_s_short_sleep_freezes_no_tipping_that_sleeping_off_shows():
     assert free[0] is False and free[-1] is True
     assert [_host_tipped(b) for b in bases] == free
     assert [_host_tipped(b, flat_sleep_time=0.04) for b in bases] == free
+
+
+@pytest.mark.parametrize("wake_vacated", [True, False])
+def test_a_sleeping_leaner_whose_host_a_capture_carries_off_falls(wake_vacated):
+    """The wake check runs only near awake bodies, so a capture that lifts a leaner's host
+    and sets it down 18 cm away left the leaner asleep in the air, nothing under it (physics
+    0.22.0, ``wake_vacated`` false: a standard game of seed 20 kept such a disc to its end).
+    The capture now wakes what the lifted discs held up, and the leaner falls flat."""
+    from sim.api import nominal_intent, place_tower
+    from sim.api import BodyState
+
+    w = World.new(PhysicsParams(wake_vacated=wake_vacated))
+    host = w.add_flat(0.0, 0.0, 1)
+    leaner = place_leaner(w, nominal_intent(w, host, 0.0)).action
+    assert w.body(leaner).state == BodyState.LEANING and w.body(leaner).leaning_on == host
+    assert not w.awake.any()
+    ep = place_tower(w, [host], -0.12, -0.12, 1)
+    after = w.body(leaner)
+    assert ep.status == "settled" and after.leaning_on == -1
+    if wake_vacated:
+        assert ep.fallen == [leaner] and after.state == BodyState.FLAT
+    else:
+        assert ep.fallen == [] and after.state == BodyState.LEANING and after.tilt > 0.7
+
+
+def test_a_capture_wakes_only_what_the_lifted_discs_held_up():
+    """A leaner on another host, and a flat disc touching the captured one, stay asleep."""
+    from sim.api import nominal_intent, place_tower
+    from sim.episodes import wake_unsupported
+
+    w = World.new()
+    host, other = w.add_flat(0.0, 0.0, 1), w.add_flat(0.15, 0.0, 1)
+    flat = w.add_flat(0.0, 0.032, -1)
+    on_host = place_leaner(w, nominal_intent(w, host, 0.0)).action
+    on_other = place_leaner(w, nominal_intent(w, other, 0.0)).action
+    before = {b.id: b for b in w.bodies()}
+    touching = w.touching()
+    assert touching[host, flat]
+    w.remove([host])
+    assert wake_unsupported(w, before, touching) == [on_host]
+    assert not w.awake[[other, flat, on_other]].any()

@@ -181,6 +181,32 @@ def test_r10_capture_on_the_real_core_stacks_the_group_in_the_captors_colour():
     assert game.table.score(0) == 2 - game.table.stacks[0] and w
 
 
+@pytest.mark.parametrize("wake_vacated", [True, False])
+def test_r10_r6b_a_leaner_whose_host_is_captured_falls_and_the_capture_is_a_fault(wake_vacated):
+    """Lifting a fault group lifts the host a leaner floats on: the leaner falls flat, a
+    reaction during the capture (R6 b; the source: 'if another Fault is created during a
+    capture attempt, that player's turn ends'). Physics 0.22.0 (``wake_vacated`` false)
+    left the leaner asleep in the air, nothing under it, and the capture clean."""
+    from rules.polarity.state import FaultGroup
+    from rules.polarity.view import Place
+
+    game = real_game(wake_vacated=wake_vacated)
+    host = game.world.add_flat(0.12, 0.0, -1)
+    a, b = game.world.add_flat(-0.03, 0.15, 1), game.world.add_flat(-0.12, 0.0, 1)
+    game.refresh()
+    game.table.stacks = [10, 10]
+    game.place(0, Place(host, 0.0, game.view(0).nominal_distance(host, 0.0, 0.785), 0.785))
+    leaner = game.view(0).leaners()[0]
+    assert game.rows[-1]["outcome"] == "placed" and leaner.leaning_on == host
+    game.table.pending.append(FaultGroup(captor=1, ids=(host, a)))
+    game.capture(1, game.table.pending.pop())
+    row, after = game.rows[-1], next(x for x in game.bodies() if x.id == leaner.id)
+    if wake_vacated:
+        assert row["outcome"] == "fault" and "b" in row["fault_kinds"].split(",") and after.state.value == "flat"
+    else:
+        assert row["outcome"] == "captured" and after.state.value == "leaning" and after.leaning_on == -1
+
+
 @pytest.mark.parametrize("distance_mm, snaps", [(65, True), (86, False)])
 def test_r10_a_tower_set_down_within_a_larger_towers_reach_snaps_on_the_real_core(distance_mm, snaps):
     """What ``clearance.spot_margin`` assumes: an 8-disc tower reaches a 2-disc one
