@@ -26,7 +26,7 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
     push_flat(world, leaner_id, azimuth=None) -> Episode   # conversion: a fingertip
         # presses the leaner's raised face down toward the side it leans to
     lean_azimuth(world, leaner_id) -> float    # that side, as an azimuth on the mat (a reading,
-        # no episode): a leaner frozen by R19 with nothing under its rim still has one
+        # no episode): a leaner with nothing under its rim still has one
     place_tower(world, ids, x, y, up) -> Episode                    # capture (ids kept,
                                                                     # ids[0] at the bottom;
                                                                     # set down whole, at rest:

@@ -4,11 +4,10 @@ Every episode follows the same steps (``_episode``):
 1. snapshot the world (restored if the run meets NaN or runaway energy),
    read the state of every body (for fallen / flipped) and, after the
    episode's own setup, which discs touch (so only *new* contacts count);
-   a setup that lifts bodies away (a capture) first wakes the sleepers they
-   held up (``wake_unsupported``);
 2. record each sleeper's magnetic force as its wake reference;
 3. set up the action (new awake disc, held disc and its path, pusher path,
-   a group lifted and re-placed as a tower);
+   a group lifted and re-placed as a tower, waking the sleepers it held up:
+   ``wake_unsupported``);
 4. run the njit loop (sim.integrate.run) to rest or the step budget;
 5. turn the run's records into an Episode (sim.events).
 

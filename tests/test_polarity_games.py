@@ -243,9 +243,10 @@ def test_r4_r7_leaner_then_conversion_on_the_real_core():
 
 
 @pytest.mark.parametrize("aim_push", [True, False])
-def test_r7_r19_a_leaner_frozen_with_nothing_under_its_rim_is_pressed_toward_the_side_it_leans_to(aim_push):
-    """R19 can freeze a disc mid-fall, tilted with no disc under its upper rim: a leaner with no
-    host. Converter presses it toward the side it leans to and it lies flat; polsim 0.31.0
+def test_r7_a_leaner_with_nothing_under_its_rim_is_pressed_toward_the_side_it_leans_to(aim_push):
+    """A disc asleep, tilted, with no disc under its upper rim: a leaner with no host (physics
+    0.22.0 left one where a capture carried its host off; here it is set down so by hand).
+    Converter presses it toward the side it leans to and it lies flat; polsim 0.31.0
     (``aim_push`` false) pressed toward the nearest disc, here 150 degrees round from that
     side, and missed it at every turn (a standard game of seed 20 ran to the turn limit so)."""
     from sim.api import lean_azimuth
@@ -257,13 +258,13 @@ def test_r7_r19_a_leaner_frozen_with_nothing_under_its_rim_is_pressed_toward_the
     w.add_flat(0.15 + 0.06 * math.cos(side), 0.06 * math.sin(side), -1)
     w.add_flat(-0.15, 0.05, 1)
     z = p.radius * math.sin(tilt) + 0.5 * p.thickness * math.cos(tilt)
-    frozen = w.add_body((0.15, 0.0, z), (0.0, math.sin(tilt), -math.cos(tilt)))  # white up, asleep
+    hostless = w.add_body((0.15, 0.0, z), (0.0, math.sin(tilt), -math.cos(tilt)))  # white up, asleep
     game.refresh()
-    body = w.body(frozen)
+    body = w.body(hostless)
     assert body.state.value == "leaning" and body.leaning_on == -1
-    assert lean_azimuth(w, frozen) == pytest.approx(lean)
+    assert lean_azimuth(w, hostless) == pytest.approx(lean)
     action = game.players[0].act(game.view(0), game.dec[0])
-    assert action.leaner == frozen and action.azimuth == pytest.approx(lean if aim_push else side % (2 * math.pi))
+    assert action.leaner == hostless and action.azimuth == pytest.approx(lean if aim_push else side % (2 * math.pi))
     game.convert(0, action)
     assert game.rows[-1]["outcome"] == ("converted" if aim_push else "convert_failed")
 

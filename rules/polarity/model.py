@@ -124,7 +124,7 @@ class PolarityRules(RulesBase):
     aim_hold: bool = Field(
         True, description="strategies: the core's balancing pose leaves the discs near it in place, each flat disc and tower held by friction with margin at the pose and on the hand's approach (sim.disturb); false = polsim 0.26.0 and before, which aimed at a 2- or 3-disc tower's only balance, close in, where the top disc jumps into the hand (12 tries of 12 on a lone tower)")
     aim_push: bool = Field(
-        True, description="strategies: a leaner with no disc under its upper rim (one R19 froze mid-fall) is pressed flat toward the side it leans to, as one on a host is pressed toward its host; false = polsim 0.31.0 and before, which pressed it toward the nearest disc, however it leaned, and could miss it at every try")
+        True, description="strategies: a leaner with no disc under its upper rim (under physics 0.22.0, one whose host a capture carried off) is pressed flat toward the side it leans to, as one on a host is pressed toward its host; false = polsim 0.31.0 and before, which pressed it toward the nearest disc, however it leaned, and could miss it at every try")
     converged_gap: bool = Field(
         True, description="physics: the magnetic kernel picks and blends its sampling rules by an edge gap between converged nearest points, whose gradient the blends' work term takes from them (no spurious force where three projection rounds fell short); false = physics 0.16.0")
 

@@ -148,7 +148,7 @@ def nominal(view: View, host, azimuth: float) -> Place:
 def push_direction(view: View, leaner) -> float:
     """Press a leaner down toward the disc it leans on (the side it leans to), so it lies
     flat with its colour kept; the core's ``push_flat`` pivots it that way. A leaner with
-    no disc under its upper rim (R19 froze it mid-fall) is pressed toward the side it
+    no disc under its upper rim (physics 0.22.0 left one hanging where a capture carried its host off) is pressed toward the side it
     leans to (``aim_push``; before, toward the nearest disc, which a press that way
     can miss at every try)."""
     by_id = view.by_id()
