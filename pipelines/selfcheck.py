@@ -23,9 +23,10 @@ from functools import lru_cache
 # recorded on an x86-64 Intel Xeon VM (KVM), Debian glibc 2.36, 2026-12-06 (0.22.0 and 0.21.0), 2026-12-05 (0.20.0 and
 # 0.19.0), 2026-12-04 (0.18.0, 0.17.0, 0.16.0, 0.15.0 and 0.14.0; 0.13.0, which 0.13.1 plays the same, and 0.12.1
 # on the same machine on 2026-12-03); the older digests below were recorded on an AMD EPYC and still match here (sim.detmath)
-REFERENCE = {"physics_version": "0.23.0",
+REFERENCE = {"physics_version": "0.24.0",
              "fingerprint": "c440ac30b065b9bcaec5bf98e43bb4eb359bd6c0886f0eae353b251163b20931"}
 # earlier physics, which the knobs that restore it must print too (each with
+# wake_field = False, all before 0.23 also with
 # wake_vacated = False, all before 0.22 also with
 # hold_bottom_face = False, all before 0.21 also with
 # compound_labels = False, all before 0.20 also with
@@ -35,7 +36,9 @@ REFERENCE = {"physics_version": "0.23.0",
 # before 0.16 with reuse_momentum = False, all before 0.15 with blend_work =
 # False, all before 0.14 with frame_turn = False, all before 0.13 with
 # contact_skirt = 0, all before 0.12 with far_dipole = 0 and all before
-# 0.11.0 with reuse_lead = 0): 0.22.0 with wake_vacated = False (the same
+# 0.11.0 with reuse_lead = 0): 0.23.0 with wake_field = False (the same print
+# as 0.24.0's: these games capture no group whose field holds a sleeping leaner);
+# 0.22.0 with wake_vacated = False (the same
 # print as 0.23.0's: these games capture no group a sleeping leaner rests on);
 # 0.21.0 with hold_bottom_face = False;
 # 0.20.0 with compound_labels = False;
@@ -49,6 +52,7 @@ REFERENCE = {"physics_version": "0.23.0",
 # compound = False; 0.6.0 (no contact sub-steps; commit 9d4ec2a with these
 # columns) with contact_substeps = 1 and tower_hold = False; 0.7.0 with
 # tower_hold = False (each with compound = False)
+REFERENCE_0_23_0 = "c440ac30b065b9bcaec5bf98e43bb4eb359bd6c0886f0eae353b251163b20931"
 REFERENCE_0_22_0 = "c440ac30b065b9bcaec5bf98e43bb4eb359bd6c0886f0eae353b251163b20931"
 REFERENCE_0_21_0 = "a47f94f79ea0cda09d6fd71bda70e106a99d4c7eed01ed5f2a947bf9dfdb0aaa"
 REFERENCE_0_20_0 = "a05ccb641b225d2a87dbf90b6ac58f2dbf991e2eee572968f032afbc628d3cd7"
@@ -76,7 +80,7 @@ def fingerprint(**physics) -> str:
     also carry (``contact_substeps``, ``tower_hold``, ``compound``, ``reuse_lead``, ``far_dipole``,
     ``contact_skirt``, ``frame_turn``, ``blend_work``, ``reuse_momentum``, ``converged_gap``, ``fitted_lead``,
     ``flat_sleep_time``, ``lift_clinging``, ``out_entirely``, ``red_stays``, ``compound_labels``,
-    ``hold_bottom_face``, ``wake_vacated``: see the references)."""
+    ``hold_bottom_face``, ``wake_vacated``, ``wake_field``: see the references)."""
     import numpy as np
     import pyarrow.parquet as pq
 

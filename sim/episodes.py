@@ -6,8 +6,9 @@ Every episode follows the same steps (``_episode``):
    episode's own setup, which discs touch (so only *new* contacts count);
 2. record each sleeper's magnetic force as its wake reference;
 3. set up the action (new awake disc, held disc and its path, pusher path,
-   a group lifted and re-placed as a tower, waking the sleepers it held up:
-   ``wake_unsupported``);
+   a group lifted and re-placed as a tower, waking the sleepers it held up,
+   ``wake_unsupported``, and the tilted ones whose magnetic pull it changed,
+   ``wake_field_changed``);
 4. run the njit loop (sim.integrate.run) to rest or the step budget;
 5. turn the run's records into an Episode (sim.events).
 
@@ -171,6 +172,8 @@ def _episode(world: World, setup, refresh: bool = True, vacates: bool = False) -
     spec = setup(world)
     if wake:
         wake_unsupported(world, before, supports, spec.get("placed", ()))
+    if vacates and p.wake_field:
+        wake_field_changed(world, before)
     initial = world.touching()
     for i in spec.get("placed", ()):            # a placed tower's own discs: not new
         for j in spec.get("placed", ()):
@@ -213,6 +216,35 @@ def wake_unsupported(world: World, before: dict[int, BodyInfo], touching: np.nda
         if i in vacated or not world.live[i] or world.awake[i] or b.state == BodyState.FLAT:
             continue
         if b.leaning_on in vacated or any(touching[i, j] for j in vacated):
+            world.awake[i] = 1
+            world.still[i] = 0.0
+            woken.append(i)
+    return woken
+
+
+def wake_field_changed(world: World, before: dict[int, BodyInfo]) -> list[int]:
+    """Wake every tilted sleeper (leaning or resting) whose magnetic force or torque
+    an episode's setup changed past the wake threshold: the integrator's own test
+    (sim.integrate, step 5; ``wake_force``), which it runs only near awake bodies. A
+    capture lifts discs away from where nothing else is awake, so a leaner whose
+    cushion they were part of kept the pose the old field held it in
+    (``params.wake_field``; physics 0.23.0 left it). The references are the ones
+    ``_episode`` recorded before the setup. Flat discs and towers are left to the
+    integrator's hold tests. Returns the ids woken."""
+    p = world.params
+    rot = world_rotations(world)
+    after = np.zeros_like(world.fref)
+    refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake,
+                 p.magnet_radius, p.magnet_thickness, world.field, p.far_cutoff, after, p.kernel_knobs())
+    threshold = p.wake_force * p.mass * p.gravity
+    tilted = (BodyState.LEANING, BodyState.RESTING)
+    woken = []
+    for i, b in before.items():
+        if b.state not in tilted or not world.live[i] or world.awake[i]:
+            continue
+        force = dm.norm(after[i, :3] - world.fref[i, :3])
+        torque = dm.norm(after[i, 3:] - world.fref[i, 3:])
+        if force > threshold or torque > threshold * p.radius:
             world.awake[i] = 1
             world.still[i] = 0.0
             woken.append(i)

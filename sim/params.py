@@ -200,6 +200,7 @@ class PhysicsParams(BaseModel):
     lift_clinging: bool = Field(True, description="at release, a disc touching the held disc that does not lie flat goes up with it though its rim rests on the mat (it snapped up onto it: R6(c), R8; sim.integrate.release_hand); False: only discs touching no mat, physics 0.19.0")
 
     wake_vacated: bool = Field(True, description="an episode's setup that lifts bodies off the mat or moves them (a capture) wakes each sleeper not lying flat that leaned on or touched them, so a leaner whose host is carried off falls (sim.episodes.wake_unsupported); False: physics 0.22.0, where it could hang in the air, asleep, with nothing under it")
+    wake_field: bool = Field(True, description="an episode's setup that lifts bodies off the mat or moves them (a capture) wakes each tilted sleeper whose magnetic force or torque it changed by more than the wake threshold (sim.episodes.wake_field_changed), as the integrator's wake check would near an awake body; False: physics 0.23.0, where a leaner whose cushion the captured discs were part of kept its pose")
 
     # reading the world
     out_entirely: bool = Field(True, description="a disc is out of bounds when all of it lies beyond the play circle, seen from above (R6(e); sim.state); False: when its centre does, physics 0.19.0")

@@ -203,6 +203,16 @@ def capture_under_a_leaner(p):
     return place_tower(w, [h], -0.12, -0.12, 1)
 
 
+def capture_beyond_a_leaner(p):
+    """A capture carries off a disc 55 mm beyond a sleeping leaner, whose field held it
+    7 deg low: the leaner rises to its lone host's rest."""
+    w, h = _host(params=p)
+    leaner = place_leaner(w, nominal_intent(w, h, 0.0)).action
+    beyond = w.add_flat(w.pos[leaner, 0] + 0.055, w.pos[leaner, 1], 1)
+    settle(w)
+    return place_tower(w, [beyond], -0.15, -0.12, 1)
+
+
 def snap_to_tower(p):
     w = World.new(p)
     w.add_tower(3, 0.0, 0.0, 1)
@@ -237,8 +247,8 @@ SCENES = {f.__name__: f for f in (
     lone_flat, opposite_far, opposite_snap, same_repel, nominal_black, nominal_white,
     noisy_leaner, leaner_too_far, leaner_too_close, host_snaps_to_hand, leaner_too_low, snap_to_hand,
     red_attracts, red_repels, out_of_bounds, half_past_the_circle, domino, leaner_meets_held_disc,
-    conversion, capture_tower, capture_under_a_leaner, snap_to_tower, leaner_on_tower, two_leaners, midgame_placement,
-    midgame_fault)}
+    conversion, capture_tower, capture_under_a_leaner, capture_beyond_a_leaner, snap_to_tower, leaner_on_tower,
+    two_leaners, midgame_placement, midgame_fault)}
 
 
 def run_scene(name: str, params: PhysicsParams | None = None) -> Episode:

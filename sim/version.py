@@ -5,4 +5,4 @@ tests/test_physics_golden.py fails when the recorded version differs, so a
 regeneration (``python -m sim.golden --regenerate``) and a bump go together.
 """
 
-PHYSICS_VERSION = "0.23.0"
+PHYSICS_VERSION = "0.24.0"

@@ -253,11 +253,12 @@ def test_a_sleeping_leaner_whose_host_a_capture_carries_off_falls(wake_vacated):
     """The wake check runs only near awake bodies, so a capture that lifts a leaner's host
     and sets it down 18 cm away left the leaner asleep in the air, nothing under it (physics
     0.22.0, ``wake_vacated`` false: a standard game of seed 20 kept such a disc to its end).
-    The capture now wakes what the lifted discs held up, and the leaner falls flat."""
+    The capture now wakes what the lifted discs held up, and the leaner falls flat
+    (``wake_field`` off: it would wake the leaner too, the next test's case)."""
     from sim.api import nominal_intent, place_tower
     from sim.api import BodyState
 
-    w = World.new(PhysicsParams(wake_vacated=wake_vacated))
+    w = World.new(PhysicsParams(wake_vacated=wake_vacated, wake_field=False))
     host = w.add_flat(0.0, 0.0, 1)
     leaner = place_leaner(w, nominal_intent(w, host, 0.0)).action
     assert w.body(leaner).state == BodyState.LEANING and w.body(leaner).leaning_on == host
@@ -287,3 +288,43 @@ def test_a_capture_wakes_only_what_the_lifted_discs_held_up():
     w.remove([host])
     assert wake_unsupported(w, before, touching) == [on_host]
     assert not w.awake[[other, flat, on_other]].any()
+
+
+@pytest.mark.parametrize("wake_field", [True, False])
+def test_a_capture_wakes_a_leaner_whose_cushion_the_lifted_disc_was_part_of(wake_field):
+    """A flat disc 55 mm beyond a leaner holds it at 39 deg instead of 46 without touching
+    it or being leaned on. Captured and carried off, it leaves a field the leaner no longer
+    rests in, with nothing awake near it: physics 0.23.0 (``wake_field`` false) left the
+    leaner asleep at 39 deg. The capture now wakes it, and it comes to rest within a degree
+    of where settling the whole world afterwards puts it (friction holds its base, so its
+    rest tilt varies by ~0.6 deg with the path); a leaner on a host 15 cm away sleeps on."""
+    from sim.api import nominal_intent, place_tower, settle
+    from sim.episodes import wake_field_changed, wake_unsupported
+
+    w = World.new(PhysicsParams(wake_field=wake_field))
+    host, far_host = w.add_flat(0.0, 0.0, 1), w.add_flat(-0.15, 0.0, 1)
+    leaner = place_leaner(w, nominal_intent(w, host, 0.0)).action
+    far_leaner = place_leaner(w, nominal_intent(w, far_host, np.pi)).action
+    alone = w.body(leaner).tilt
+    beyond = w.add_flat(w.body(leaner).x + 0.055, w.body(leaner).y, 1)
+    assert settle(w).new_contacts == []
+    held = w.body(leaner)
+    assert held.leaning_on == host and not w.touching()[leaner, beyond]
+    assert np.degrees(alone - held.tilt) > 5
+
+    probe = w.copy()
+    probe.remove([beyond])
+    before = {b.id: b for b in w.bodies()}
+    assert wake_unsupported(probe, before, w.touching()) == []
+    assert wake_field_changed(probe, before) == [leaner]
+
+    ep = place_tower(w, [beyond], -0.15, -0.12, 1)
+    after, resettled = w.body(leaner), w.copy()
+    settle(resettled)
+    assert ep.status == "settled" and ep.fallen == [] and w.body(far_leaner) == before[far_leaner]
+    if wake_field:
+        assert abs(np.degrees(after.tilt - resettled.body(leaner).tilt)) < 1.0
+        assert np.degrees(after.tilt - held.tilt) > 5
+    else:
+        assert after == held
+        assert np.degrees(resettled.body(leaner).tilt - held.tilt) > 5

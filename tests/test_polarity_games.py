@@ -185,12 +185,13 @@ def test_r10_capture_on_the_real_core_stacks_the_group_in_the_captors_colour():
 def test_r10_r6b_a_leaner_whose_host_is_captured_falls_and_the_capture_is_a_fault(wake_vacated):
     """Lifting a fault group lifts the host a leaner floats on: the leaner falls flat, a
     reaction during the capture (R6 b; the source: 'if another Fault is created during a
-    capture attempt, that player's turn ends'). Physics 0.22.0 (``wake_vacated`` false)
-    left the leaner asleep in the air, nothing under it, and the capture clean."""
+    capture attempt, that player's turn ends'). Physics 0.22.0 (``wake_vacated`` false,
+    and ``wake_field``, which would wake it too) left the leaner asleep in the air,
+    nothing under it, and the capture clean."""
     from rules.polarity.state import FaultGroup
     from rules.polarity.view import Place
 
-    game = real_game(wake_vacated=wake_vacated)
+    game = real_game(wake_vacated=wake_vacated, wake_field=wake_vacated)
     host = game.world.add_flat(0.12, 0.0, -1)
     a, b = game.world.add_flat(-0.03, 0.15, 1), game.world.add_flat(-0.12, 0.0, 1)
     game.refresh()

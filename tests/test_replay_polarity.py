@@ -109,7 +109,8 @@ def test_a_still_image_of_a_polarity_turn(games, tmp_path):
     assert matplotlib.image.imread(out).shape[0] > 300
 
 
-BEFORE_0_23 = {"wake_vacated": False}                                  # what plays physics 0.22.0
+BEFORE_0_24 = {"wake_field": False}                                    # what plays physics 0.23.0
+BEFORE_0_23 = {**BEFORE_0_24, "wake_vacated": False}                   # ... and with this, 0.22.0
 PREVIOUS = {**BEFORE_0_23, "hold_bottom_face": False}                   # ... and with this, 0.21.0
 BEFORE_0_21 = {"compound_labels": False}                                # ... and with this, 0.20.0
 BEFORE_0_20 = {"lift_clinging": False, "out_entirely": False, "red_stays": False}  # ... and with these, 0.19.0
@@ -200,6 +201,7 @@ def test_physics_restores_name_the_knobs_each_older_physics_lacks():
     from sim.version import PHYSICS_VERSION
 
     assert physics_restores(PHYSICS_VERSION) == {} and physics_restores("not a version") == {}
+    assert physics_restores("0.23.0") == BEFORE_0_24
     assert physics_restores("0.22.0") == BEFORE_0_23
     assert physics_restores("0.21.0") == PREVIOUS
     assert physics_restores("0.20.0") == {**PREVIOUS, **BEFORE_0_21}
@@ -229,8 +231,8 @@ def test_a_run_made_under_the_previous_physics_replays_as_that_physics_played_it
         rep = replay(uri, game)
         assert rep.reproduced, rep.failure_message()
         assert rep.restored == PREVIOUS and sorted(rep.predates) == sorted(PREVIOUS)
-        assert ("made with physics 0.21.0: replayed with wake_vacated=false, hold_bottom_face=false, which plays it"
-                in rep.summary())
+        assert ("made with physics 0.21.0: replayed with wake_field=false, wake_vacated=false, hold_bottom_face=false,"
+                " which plays it" in rep.summary())
 
 
 def test_without_its_restoring_knobs_a_run_of_the_previous_physics_does_not_replay(tmp_path, monkeypatch):

@@ -117,6 +117,8 @@ class PolarityRules(RulesBase):
         True, description="physics: the wake check's hold test of a sleeping flat disc or tower takes each tipping torque about the face the disc rests on, whichever colour is up; false = physics 0.21.0, which took it about the white face: the top face of a white-up disc, so a white-up sleeper's tipping torque was off (a lone disc's up to 12 % low, a tower's up to 31 % high) and it slept on, or was woken, where a black-up one was not")
     wake_vacated: bool = Field(
         True, description="physics: a capture that lifts discs off the mat wakes each disc not lying flat that leaned on or touched them, so a leaner whose host is carried off falls (a fault of the capture, R10); false = physics 0.22.0, where it hung in the air, asleep, with nothing under it")
+    wake_field: bool = Field(
+        True, description="physics: a capture wakes each leaner whose magnetic pull the lifted discs changed past the wake threshold, as a move nearby would; false = physics 0.23.0, where one whose cushion they were part of kept the pose the old field held it in")
     aim_tilt: bool = Field(
         True, description="strategies: a leaner is aimed at the tilt the core balanced it at as well as its base distance (the core tries 45 deg, then up to 15 deg either side); false = polsim 0.25.0 and before, which aimed at 45 deg with the distance found at the other tilt (8 % of the balance calls of three standard games, often into a tower's top)")
     aim_fit: bool = Field(

@@ -32,7 +32,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   other through; ``hold_bottom_face`` false, physics 0.21.0: the hold test
   of a sleeping tower took a white-up disc's torque about its top face;
   ``wake_vacated`` false, physics 0.22.0: a capture that carried a disc off
-  left a sleeping leaner on it hanging in the air;
+  left a sleeping leaner on it hanging in the air; ``wake_field`` false,
+  physics 0.23.0: a capture woke no sleeper whose magnetic pull it changed;
 - ``Geometry``: the few lengths strategies reason with (metres, radians):
   disc radius, play-circle radius, red radius and the nominal tilt (the
   core's ``balance_intent`` finds each leaner's base distance; the measured
@@ -67,6 +68,7 @@ def physics_version() -> str:
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
 RESTORES = (
+    ((0, 24, 0), "wake_field", False),
     ((0, 23, 0), "wake_vacated", False),
     ((0, 22, 0), "hold_bottom_face", False),
     ((0, 21, 0), "compound_labels", False),
@@ -101,7 +103,7 @@ SET_WHEN_GIVEN = ("contact_substeps", "dt", "reuse_lead", "far_dipole", "contact
 # ... and these when switched off (each false plays an older physics: RESTORES)
 SWITCHED_OFF = ("tower_hold", "tower_at_rest", "compound", "frame_turn", "blend_work", "reuse_momentum",
                 "converged_gap", "fitted_lead", "lift_clinging", "out_entirely", "red_stays", "compound_labels",
-                "hold_bottom_face", "wake_vacated")
+                "hold_bottom_face", "wake_vacated", "wake_field")
 
 
 def physics_params(rules):
