@@ -205,7 +205,7 @@ def capture_under_a_leaner(p):
 
 def capture_beyond_a_leaner(p):
     """A capture carries off a disc 55 mm beyond a sleeping leaner, whose field held it
-    7 deg low: the leaner rises to its lone host's rest."""
+    7 deg low: the leaner rises back near its rest over the lone host."""
     w, h = _host(params=p)
     leaner = place_leaner(w, nominal_intent(w, h, 0.0)).action
     beyond = w.add_flat(w.pos[leaner, 0] + 0.055, w.pos[leaner, 1], 1)
