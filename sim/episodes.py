@@ -164,9 +164,7 @@ def _episode(world: World, setup, refresh: bool = True, vacates: bool = False) -
     snapshot = world.copy()
     before = {b.id: b for b in classify(world)}
     if refresh:
-        rot = world_rotations(world)
-        refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake, p.magnet_radius,
-                     p.magnet_thickness, world.field, p.far_cutoff, world.fref, p.kernel_knobs())
+        sleepers_pull(world, world.fref)
     wake = vacates and p.wake_vacated
     supports = world.touching() if wake else None
     spec = setup(world)
@@ -203,6 +201,16 @@ def _episode(world: World, setup, refresh: bool = True, vacates: bool = False) -
     return ep
 
 
+def sleepers_pull(world: World, out: np.ndarray) -> np.ndarray:
+    """Fill ``out`` [n, 6] with the magnetic force and torque on every live sleeper
+    (``sim.forces.refresh_refs``: the wake check's references); returns ``out``."""
+    p = world.params
+    rot = world_rotations(world)
+    refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake,
+                 p.magnet_radius, p.magnet_thickness, world.field, p.far_cutoff, out, p.kernel_knobs())
+    return out
+
+
 def wake_unsupported(world: World, before: dict[int, BodyInfo], touching: np.ndarray, moved=()) -> list[int]:
     """Wake every sleeper an episode's setup took its support from: one not lying flat
     that leaned on, or touched, a body the setup lifted off the mat or moved (a captured
@@ -232,10 +240,7 @@ def wake_field_changed(world: World, before: dict[int, BodyInfo]) -> list[int]:
     ``_episode`` recorded before the setup. Flat discs and towers are left to the
     integrator's hold tests. Returns the ids woken."""
     p = world.params
-    rot = world_rotations(world)
-    after = np.zeros_like(world.fref)
-    refresh_refs(world.pos, np.ascontiguousarray(rot[:, :, 2]), rot, world.br, world.live, world.awake,
-                 p.magnet_radius, p.magnet_thickness, world.field, p.far_cutoff, after, p.kernel_knobs())
+    after = sleepers_pull(world, np.zeros_like(world.fref))
     threshold = p.wake_force * p.mass * p.gravity
     tilted = (BodyState.LEANING, BodyState.RESTING)
     woken = []

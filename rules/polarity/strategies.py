@@ -148,9 +148,9 @@ def nominal(view: View, host, azimuth: float) -> Place:
 def push_direction(view: View, leaner) -> float:
     """Press a leaner down toward the disc it leans on (the side it leans to), so it lies
     flat with its colour kept; the core's ``push_flat`` pivots it that way. A leaner with
-    no disc under its upper rim (physics 0.22.0 left one hanging where a capture carried its host off) is pressed toward the side it
-    leans to (``aim_push``; before, toward the nearest disc, which a press that way
-    can miss at every try)."""
+    no disc under its upper rim (physics 0.22.0 left one hanging where a capture carried
+    its host off) is pressed toward the side it leans to (``aim_push``; before, toward
+    the nearest disc, which a press that way can miss at every try)."""
     by_id = view.by_id()
     host = by_id.get(leaner.leaning_on)
     if host is None and view.rules.aim_push and view.leans_toward is not None:
