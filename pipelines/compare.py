@@ -48,7 +48,7 @@ Pieces:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import numpy as np
@@ -94,6 +94,10 @@ class Paired:
     @property
     def n(self) -> int:
         return len(self.cell)
+
+    def where(self, mask: np.ndarray) -> Paired:
+        """The games where ``mask`` holds (one pooled pair's, say), with the same labels and notes."""
+        return replace(self, **{k: v[mask] for k, v in self.__dict__.items() if isinstance(v, np.ndarray)})
 
     def outcome(self, winner: np.ndarray) -> np.ndarray:
         """Focus-side category: 0 loss, 1 draw, 2 win."""

@@ -27,18 +27,33 @@ and a note says how many (``first_copies``).
 
 Notes every pair has are said once; the others name their pair
 (``pair 2 (seed 21): …``).
+
+What the pooled effect is made of (``PooledComparison``): each pair's own
+change of the focus side's win rate, with its interval and McNemar p-value
+(the pair's games alone, outside the Holm family: a look, not a verdict), and
+whether the pairs agree (``pairs_agree``). If every pair has the same effect,
+the games that changed winner split between "lost a win" and "gained one" in
+the same proportion in every pair (the matched-pairs odds ratio is the same);
+the test is the chi-square of homogeneity of that pairs × 2 table
+(``stats.homogeneity``, Monte Carlo when sparse). Pairs played under other
+code can differ for real; pairs under the same code differ only by chance,
+and a small p-value then says one pair's effect is a large swing, not that
+the pooled effect is wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_alpha, compare_runs, join_runs,
                                knob_changes, paired_of, resolve_strategy, verdict)
 from pipelines.dataset import distinct_runs
+from pipelines.stats import paired as pt
+from pipelines.stats.homogeneity import Homogeneity, same_mix
+from pipelines.stats.paired_proportion import difference as paired_difference
 from pipelines.spec import Experiment, rules_as_played
 from rules.base import UsageError, get_game
 from rules.seeds import SEEDING_1_SHARES
@@ -152,6 +167,71 @@ def pool(joined: Sequence[Joined]) -> Paired:
     return Paired(**arrays, labels=parts[0].labels, notes=tuple(notes), pair=which)
 
 
+@dataclass(frozen=True)
+class PairChange:
+    """One pooled pair's own change of the focus side's win rate."""
+    pair: int  # from 1
+    seed: int
+    games: int
+    wins: tuple[int, int]  # the focus side's wins, baseline and candidate
+    estimate: float
+    low: float
+    high: float
+    p: float  # McNemar, this pair's games alone
+
+    def row(self, numbers: bool = False) -> dict:
+        return {"pair": self.pair, "seed": self.seed, "paired_games": self.games,
+                "focus_wins": f"{self.wins[0]} → {self.wins[1]}",
+                "effect": f"win rate {100 * self.estimate:+.1f} pts [{100 * self.low:+.1f}, {100 * self.high:+.1f}]",
+                **({"estimate": self.estimate, "low": self.low, "high": self.high} if numbers else {}),
+                "p_alone": self.p}
+
+
+def pair_changes(p: Paired, seeds: Sequence[int]) -> list[PairChange]:
+    """Each pair's win-rate change on its own games (``p.pair``), pair ``i`` played on ``seeds[i]``."""
+    changes = []
+    for i, seed in enumerate(seeds):
+        table = p.where(p.pair == i).win_table()
+        if table.sum() == 0:  # every game of the pair is an earlier pair's copy (seeding 1)
+            continue
+        ci = paired_difference(table)
+        changes.append(PairChange(i + 1, int(seed), int(table.sum()), (int(table[1].sum()), int(table[:, 1].sum())),
+                                  ci.estimate, ci.low, ci.high, pt.mcnemar(table).pvalue))
+    return changes
+
+
+def pairs_agree(p: Paired) -> Homogeneity | None:
+    """Do the pairs' win-rate changes differ by more than chance? The homogeneity test on each pair's
+    games that changed winner for the focus side, lost a win against gained one (None: too few)."""
+    tables = [p.where(p.pair == i).win_table() for i in np.unique(p.pair)]
+    split = np.array([[t[1, 0], t[0, 1]] for t in tables])
+    split = split[split.sum(axis=1) > 0]
+    if len(split) < 2:
+        return None
+    if (split.sum(axis=0) == 0).any():  # every pair's changed games went the same one way: the same split
+        return Homogeneity(1.0, "every changed game the same way")
+    return same_mix(split)
+
+
+def agreement_line(h: Homogeneity | None, alpha: float) -> str:
+    if h is None:
+        return "pairs: too few games changed winner in more than one pair to test whether the pairs agree"
+    how = f"homogeneity of each pair's games that changed winner, won against lost; {h.method}: p = {h.p:.3g}"
+    if h.p < alpha:
+        return (f"pairs DISAGREE: their win-rate changes differ by more than chance would ({how}); the pooled "
+                "effect averages pairs whose own effects differ: read the pairs, and what differs between them")
+    return f"pairs agree: their win-rate changes differ no more than chance would ({how})"
+
+
+@dataclass(frozen=True)
+class PooledComparison(Comparison):
+    pairs: tuple[PairChange, ...] = ()
+    agreement: Homogeneity | None = None
+
+    def pair_rows(self, numbers: bool = False) -> list[dict]:
+        return [c.row(numbers) for c in self.pairs]
+
+
 def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comparison:
     """Pair each baseline with its candidate, check the pairs are one comparison and test
     their games as one (the library side of ``polsim compare`` given more than one pair)."""
@@ -167,4 +247,5 @@ def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comp
             raise UsageError(f"pair {i} ({baseline}, {candidate}): {exc}") from None
     check_poolable(joined)
     p = pool(joined)
-    return Comparison(verdict(p, alpha), changed_games(p, [candidate for _, candidate in pairs]), p)
+    return PooledComparison(verdict(p, alpha), changed_games(p, [candidate for _, candidate in pairs]), p,
+                            tuple(pair_changes(p, [pair.exps[0].seed for pair in joined])), pairs_agree(p))

@@ -2,6 +2,7 @@
 pooled into one verdict (``pipelines.compare_pool``); pairs that are not one
 comparison are refused saying which, and an odd count of runs is a usage error."""
 
+import json
 import os
 
 import numpy as np
@@ -11,8 +12,8 @@ from typer.testing import CliRunner
 
 import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.cli import app
-from pipelines.compare import compare_runs
-from pipelines.compare_pool import compare_pairs
+from pipelines.compare import Paired, compare_runs, focus_seats
+from pipelines.compare_pool import compare_pairs, pair_changes, pairs_agree
 from tests.test_compare_runs import one_line_error, run
 
 runner = CliRunner()
@@ -122,3 +123,77 @@ def test_the_games_two_run_seeds_share_under_seeding_1_are_counted_once(tmp_path
     today = [(run(tmp_path, f"nb{s}", seed=s, games=10), run(tmp_path, f"nc{s}", seed=s, games=10, sides=12))
              for s in (1, 3)]
     assert compare_pairs(today).paired.n == 20
+
+
+def test_each_pooled_pair_shows_the_change_that_pair_compared_alone_finds(tmp_path):
+    pairs = [(run(tmp_path, f"b{s}", seed=s, games=120), run(tmp_path, f"c{s}", seed=s, games=120, sides=12))
+             for s in (3, 4, 5)]
+    pooled = compare_pairs(pairs)
+    assert [c.seed for c in pooled.pairs] == [3, 4, 5] and [c.pair for c in pooled.pairs] == [1, 2, 3]
+    for change, (baseline, candidate) in zip(pooled.pairs, pairs):
+        alone = compare_runs(baseline, candidate)
+        outcome = alone.verdict.rows[0]
+        assert (change.estimate, change.low, change.high, change.p) == (outcome.estimate, outcome.low,
+                                                                        outcome.high, outcome.pvalue)
+        table = alone.paired.win_table()
+        assert change.games == alone.paired.n and change.wins == (table[1].sum(), table[:, 1].sum())
+    assert sum(c.wins[1] - c.wins[0] for c in pooled.pairs) / pooled.paired.n == \
+        pytest.approx(pooled.verdict.rows[0].estimate)
+    assert pooled.agreement is not None and pooled.agreement.p > 0.01  # one die change on three seeds
+
+
+def _pooled_games(gained_lost: list[tuple[int, int]], unchanged: int = 60) -> Paired:
+    """Paired games of pooled pairs in which the focus side gained a win in ``gained`` games and lost
+    one in ``lost`` (per pair), the rest unchanged wins and losses."""
+    parts = []
+    for pair, (gained, lost) in enumerate(gained_lost):
+        a = [0] * gained + [1] * lost + [1, 0] * (unchanged // 2)   # focus side won (1) or lost (0)
+        b = [1] * gained + [0] * lost + [1, 0] * (unchanged // 2)
+        parts.append((pair, np.array(a), np.array(b)))
+    pair = np.concatenate([np.full(len(a), i) for i, a, _ in parts])
+    won_a, won_b = (np.concatenate([x[k] for x in parts]) for k in (1, 2))
+    n = len(pair)
+    idx, self_play = np.arange(n), np.zeros(n, bool)
+    focus = focus_seats(idx, self_play)
+    return Paired(cell=np.zeros(n, np.int64), seed_index=idx, game_index=idx, focus_seat=focus,
+                  self_play=self_play, winner_a=np.where(won_a == 1, focus, 1 - focus),
+                  winner_b=np.where(won_b == 1, focus, 1 - focus), score_a=won_a.astype(float),
+                  score_b=won_b.astype(float), turns_a=np.full(n, 10), turns_b=np.full(n, 10),
+                  end_a=np.array(["x"] * n, dtype=object), end_b=np.array(["x"] * n, dtype=object), pair=pair)
+
+
+def test_pairs_whose_changes_go_opposite_ways_are_found_to_disagree():
+    p = _pooled_games([(20, 2), (2, 20)])
+    assert pairs_agree(p).p < 1e-4
+    first, second = pair_changes(p, [20, 21])
+    assert first.low > 0 and second.high < 0 and (first.seed, second.seed) == (20, 21)
+
+
+def test_pairs_with_the_same_change_agree():
+    p = _pooled_games([(20, 2), (21, 2), (19, 3)])
+    assert pairs_agree(p).p > 0.5
+    assert [c.wins for c in pair_changes(p, [1, 2, 3])] == [(32, 50), (32, 51), (33, 49)]
+
+
+def test_pairs_whose_changed_games_all_go_one_way_agree():
+    agreement = pairs_agree(_pooled_games([(5, 0), (9, 0), (0, 0)]))
+    assert agreement.p == 1.0 and agreement.method == "every changed game the same way"
+
+
+def test_no_game_changed_winner_in_two_pairs_leaves_agreement_untested():
+    assert pairs_agree(_pooled_games([(0, 0), (5, 1)])) is None
+
+
+def test_the_cli_shows_each_pair_and_whether_the_pairs_agree(tmp_path):
+    runs = [run(tmp_path, f"{side}{s}", seed=s, games=40, **({"sides": 12} if side == "c" else {}))
+            for s in (3, 4) for side in "bc"]
+    res = runner.invoke(app, ["compare", *runs, "--show", "0"])
+    assert "by pair" in res.stdout and ("pairs agree" in res.stdout or "pairs DISAGREE" in res.stdout), res.output
+    res = runner.invoke(app, ["compare", *runs, "--show", "0", "--format", "json"])
+    doc = json.loads(res.stdout)
+    assert [(r["pair"], r["seed"], r["paired_games"]) for r in doc["by_pair"]] == [(1, 3, 40), (2, 4, 40)]
+    assert all(r["low"] <= r["estimate"] <= r["high"] and 0 <= r["p_alone"] <= 1 for r in doc["by_pair"])
+    assert len(doc["pairs_agree"]) == 1 and doc["pairs_agree"][0]["agree"] == (doc["pairs_agree"][0]["p"] >= 0.05)
+    assert "pairs " in res.stderr  # the agreement line, beside the verdict line
+    one = runner.invoke(app, ["compare", *runs[:2], "--format", "json"])  # two runs: nothing about pairs
+    assert "by_pair" not in json.loads(one.stdout) and "pairs agree" not in one.stderr

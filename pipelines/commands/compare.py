@@ -1,7 +1,8 @@
 """``polsim compare BASELINE CANDIDATE [BASELINE CANDIDATE …]``: did the candidate change outcomes?
 
 More than one pair pools one comparison played on several run seeds into one
-verdict (``pipelines.compare_pool``).
+verdict (``pipelines.compare_pool``), shows each pair's own change beside it
+and says whether the pairs agree (not part of the verdict's family or exit code).
 
 Exit 0: no significant change; 1: significant change (Holm-corrected family
 at ``--alpha``); 2: bad input or runs that cannot be paired.
@@ -17,6 +18,7 @@ from rules.base import UsageError
 
 if TYPE_CHECKING:  # the statistics load when a command runs, not when the CLI starts
     from pipelines.compare import Verdict
+    from pipelines.compare_pool import PooledComparison
 
 AlphaOpt = Annotated[float, typer.Option("--alpha", help="Family-wise error rate of the verdict (Holm); the effect intervals stay 95 % each, not adjusted.")]
 ShowOpt = Annotated[int, typer.Option("--show", help="List at most this many changed games.")]
@@ -28,20 +30,30 @@ def check_show(show: int) -> None:
 
 
 def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: int, out: Console, err: Console,
-                  extra: dict[str, list[dict]] | None = None) -> None:
-    """The verdict table, the changed games (at most ``show``), ``extra`` tables and the one-line verdict
-    (on ``err`` with JSON and CSV, whose stdout holds only the tables)."""
+                  extra: dict[str, list[dict]] | None = None, pooled: "PooledComparison | None" = None) -> None:
+    """The verdict table, each pooled pair's own change, the changed games (at most ``show``), ``extra``
+    tables, whether the pooled pairs agree, and the one-line verdict (on ``err`` with JSON and CSV, whose
+    stdout holds only the tables)."""
     for note in verdict.notes:
         print_line(err, f"note: {note}")
     shown = changed[: max(show, 0)]
-    if fmt is Format.table:
-        print_tables({"verdict": verdict.table(), "changed_games": shown, **(extra or {})}, fmt, out)
-    else:  # a script gets the totals and the effects as numbers too
-        print_tables({"summary": [verdict.summary(len(shown))], "verdict": verdict.table(numbers=True),
+    numbers = fmt is not Format.table  # a script gets the totals and the effects as numbers too
+    pairs = {"by_pair": pooled.pair_rows(numbers)} if pooled else {}
+    if numbers:
+        agree = pooled.agreement if pooled else None
+        pairs |= {"pairs_agree": [{"p": agree.p, "method": agree.method, "agree": agree.p >= verdict.alpha}]
+                  if agree else []} if pooled else {}
+        print_tables({"summary": [verdict.summary(len(shown))], "verdict": verdict.table(numbers=True), **pairs,
                       "changed_games": shown, **(extra or {})}, fmt, out)
-    say = out if fmt is Format.table else err
+    else:
+        print_tables({"verdict": verdict.table(), **pairs, "changed_games": shown, **(extra or {})}, fmt, out)
+    say = err if numbers else out
     if len(changed) > len(shown):
         print_line(say, f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
+    if pooled:
+        from pipelines.compare_pool import agreement_line
+
+        print_line(say, agreement_line(pooled.agreement, verdict.alpha))
     word = ("CHANGED", "bold red") if verdict.significant else ("no significant change", "bold green")
     print_line(say, word, f": {verdict.changed} of {verdict.n} paired games changed winner; "
                           f"family-wise α = {verdict.alpha} (Holm)")
@@ -67,12 +79,13 @@ def register(app: typer.Typer) -> None:
 
         Two seeds pooled: polsim compare runs/standard-20 runs/three-20 runs/standard-21 runs/three-21
         """
-        from pipelines.compare_pool import compare_pairs, pairs_of
+        from pipelines.compare_pool import PooledComparison, compare_pairs, pairs_of
 
         try:
             check_show(show)
             result = compare_pairs(pairs_of(runs), alpha)
         except UsageError as exc:
             cli.fail(str(exc))
-        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console)
+        print_verdict(result.verdict, result.changed, fmt, show, cli.out_console, cli.err_console,
+                      pooled=result if isinstance(result, PooledComparison) else None)
         raise typer.Exit(1 if result.verdict.significant else 0)
