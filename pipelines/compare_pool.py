@@ -35,10 +35,11 @@ whether the pairs agree (``pairs_agree``). If every pair has the same effect,
 the games that changed winner split between "lost a win" and "gained one" in
 the same proportion in every pair (the matched-pairs odds ratio is the same);
 the test is the chi-square of homogeneity of that pairs × 2 table
-(``stats.homogeneity``, Monte Carlo when sparse). Pairs played under other
-code can differ for real; pairs under the same code differ only by chance,
-and a small p-value then says one pair's effect is a large swing, not that
-the pooled effect is wrong.
+(``stats.homogeneity``, Monte Carlo when sparse). Pairs played by other
+code can differ for real; pairs played by the same code on other seeds
+differ by chance alone, unless something else differs between the runs (a
+machine or package that plays other games), and a small p-value then says
+one pair's effect is a rare swing, or points at that difference.
 """
 
 from __future__ import annotations
@@ -213,20 +214,25 @@ def pairs_agree(p: Paired) -> Homogeneity | None:
     return same_mix(split)
 
 
-def agreement_line(h: Homogeneity | None, alpha: float) -> str:
+def agreement_line(h: Homogeneity | None, alpha: float, same_code: bool) -> str:
     if h is None:
         return "pairs: too few games changed winner in more than one pair to test whether the pairs agree"
     how = f"homogeneity of each pair's games that changed winner, won against lost; {h.method}: p = {h.p:.3g}"
-    if h.p < alpha:
-        return (f"pairs DISAGREE: their win-rate changes differ by more than chance would ({how}); the pooled "
-                "effect averages pairs whose own effects differ: read the pairs, and what differs between them")
-    return f"pairs agree: their win-rate changes differ no more than chance would ({how})"
+    if h.p >= alpha:
+        return f"pairs agree: their win-rate changes differ no more than chance would ({how})"
+    if same_code:
+        return (f"pairs DISAGREE: their win-rate changes differ more than chance usually makes them ({how}); "
+                "each pair plays the same code on other seeds, so one pair's effect is a rare swing of chance "
+                "or something else differs between the runs (their notes)")
+    return (f"pairs DISAGREE: their win-rate changes differ more than chance usually makes them ({how}); the "
+            "pairs were played by other code (the notes), which may change the effect itself: read the pairs")
 
 
 @dataclass(frozen=True)
 class PooledComparison(Comparison):
     pairs: tuple[PairChange, ...] = ()
     agreement: Homogeneity | None = None
+    same_code: bool = True  # every pair made by the same polsim and physics on each side
 
     def pair_rows(self, numbers: bool = False) -> list[dict]:
         return [c.row(numbers) for c in self.pairs]
@@ -248,4 +254,5 @@ def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comp
     check_poolable(joined)
     p = pool(joined)
     return PooledComparison(verdict(p, alpha), changed_games(p, [candidate for _, candidate in pairs]), p,
-                            tuple(pair_changes(p, [pair.exps[0].seed for pair in joined])), pairs_agree(p))
+                            tuple(pair_changes(p, [pair.exps[0].seed for pair in joined])), pairs_agree(p),
+                            len({(pair.made_by, pair.physics) for pair in joined}) == 1)

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 import tests.toygame  # noqa: F401  registers "toy"
 from pipelines.cli import app
 from pipelines.compare import Paired, compare_runs, focus_seats
-from pipelines.compare_pool import compare_pairs, pair_changes, pairs_agree
+from pipelines.compare_pool import agreement_line, compare_pairs, pair_changes, pairs_agree
+from pipelines.stats.homogeneity import Homogeneity
 from tests.test_compare_runs import one_line_error, run
 
 runner = CliRunner()
@@ -140,6 +141,7 @@ def test_each_pooled_pair_shows_the_change_that_pair_compared_alone_finds(tmp_pa
     assert sum(c.wins[1] - c.wins[0] for c in pooled.pairs) / pooled.paired.n == \
         pytest.approx(pooled.verdict.rows[0].estimate)
     assert pooled.agreement is not None and pooled.agreement.p > 0.01  # one die change on three seeds
+    assert pooled.same_code
 
 
 def _pooled_games(gained_lost: list[tuple[int, int]], unchanged: int = 60) -> Paired:
@@ -167,6 +169,15 @@ def test_pairs_whose_changes_go_opposite_ways_are_found_to_disagree():
     assert pairs_agree(p).p < 1e-4
     first, second = pair_changes(p, [20, 21])
     assert first.low > 0 and second.high < 0 and (first.seed, second.seed) == (20, 21)
+
+
+def test_disagreeing_pairs_of_one_code_read_as_a_rare_swing_and_of_other_code_as_maybe_real():
+    low, high = Homogeneity(0.001, "chi-square"), Homogeneity(0.2, "chi-square")
+    assert "rare swing of chance" in agreement_line(low, 0.05, same_code=True)
+    assert "may change the effect itself" in agreement_line(low, 0.05, same_code=False)
+    assert agreement_line(high, 0.05, same_code=True).startswith("pairs agree")
+    assert agreement_line(high, 0.5, same_code=True).startswith("pairs DISAGREE")  # against the verdict's α
+    assert "too few games" in agreement_line(None, 0.05, same_code=True)
 
 
 def test_pairs_with_the_same_change_agree():

@@ -53,7 +53,7 @@ def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: in
     if pooled:
         from pipelines.compare_pool import agreement_line
 
-        print_line(say, agreement_line(pooled.agreement, verdict.alpha))
+        print_line(say, agreement_line(pooled.agreement, verdict.alpha, pooled.same_code))
     word = ("CHANGED", "bold red") if verdict.significant else ("no significant change", "bold green")
     print_line(say, word, f": {verdict.changed} of {verdict.n} paired games changed winner; "
                           f"family-wise α = {verdict.alpha} (Holm)")
