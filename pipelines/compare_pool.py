@@ -217,7 +217,7 @@ def pairs_agree(p: Paired) -> Homogeneity | None:
 def agreement_line(h: Homogeneity | None, alpha: float, same_code: bool) -> str:
     if h is None:
         return "pairs: too few games changed winner in more than one pair to test whether the pairs agree"
-    how = f"homogeneity of each pair's games that changed winner, won against lost; {h.method}: p = {h.p:.3g}"
+    how = f"homogeneity of each pair's games that changed winner, gained a win against lost one; {h.method}: p = {h.p:.3g}"
     if h.p >= alpha:
         return f"pairs agree: their win-rate changes differ no more than chance would ({how})"
     if same_code:
@@ -236,6 +236,10 @@ class PooledComparison(Comparison):
 
     def pair_rows(self, numbers: bool = False) -> list[dict]:
         return [c.row(numbers) for c in self.pairs]
+
+    def agreement_rows(self, alpha: float) -> list[dict]:
+        h = self.agreement
+        return [{"p": h.p, "method": h.method, "agree": h.p >= alpha}] if h else []
 
 
 def compare_pairs(pairs: Sequence[tuple[str, str]], alpha: float = 0.05) -> Comparison:

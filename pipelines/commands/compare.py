@@ -38,15 +38,13 @@ def print_verdict(verdict: "Verdict", changed: list[dict], fmt: Format, show: in
         print_line(err, f"note: {note}")
     shown = changed[: max(show, 0)]
     numbers = fmt is not Format.table  # a script gets the totals and the effects as numbers too
-    pairs = {"by_pair": pooled.pair_rows(numbers)} if pooled else {}
-    if numbers:
-        agree = pooled.agreement if pooled else None
-        pairs |= {"pairs_agree": [{"p": agree.p, "method": agree.method, "agree": agree.p >= verdict.alpha}]
-                  if agree else []} if pooled else {}
-        print_tables({"summary": [verdict.summary(len(shown))], "verdict": verdict.table(numbers=True), **pairs,
-                      "changed_games": shown, **(extra or {})}, fmt, out)
-    else:
-        print_tables({"verdict": verdict.table(), **pairs, "changed_games": shown, **(extra or {})}, fmt, out)
+    tables = {"summary": [verdict.summary(len(shown))]} if numbers else {}
+    tables["verdict"] = verdict.table(numbers)
+    if pooled:
+        tables["by_pair"] = pooled.pair_rows(numbers)
+        if numbers:
+            tables["pairs_agree"] = pooled.agreement_rows(verdict.alpha)
+    print_tables({**tables, "changed_games": shown, **(extra or {})}, fmt, out)
     say = err if numbers else out
     if len(changed) > len(shown):
         print_line(say, f"… and {len(changed) - len(shown)} more changed games (--show to list more)")
