@@ -5,7 +5,9 @@ same result"), as long as the code and the pinned packages are. ``fingerprint``
 plays three leaner placements and one short Polarity game in this process and
 digests every pose, and every turn and game column of what was played (not
 the version strings, run id, labels and rule columns);
-``REFERENCE`` is what it printed on the machine that recorded it. A cluster
+``REFERENCE`` is what it printed on the machine that recorded it; ``capture_fingerprint``
+digests two captures that disturb sleeping leaners, which that game never plays
+(``CAPTURE_REFERENCE``, one print for each physics since 0.22.0). A cluster
 node, a container image or a laptop that prints the same will reproduce any
 run. The suite checks it on every machine that runs it
 (``tests/test_detmath.py``); re-record when the physics version changes:
@@ -37,8 +39,8 @@ REFERENCE = {"physics_version": "0.24.0",
 # False, all before 0.14 with frame_turn = False, all before 0.13 with
 # contact_skirt = 0, all before 0.12 with far_dipole = 0 and all before
 # 0.11.0 with reuse_lead = 0): 0.23.0 with wake_field = False (the same print
-# as 0.24.0's: these games capture no group whose field holds a sleeping leaner);
-# 0.22.0 with wake_vacated = False (the same
+# as 0.24.0's: these games capture no group whose field holds a sleeping leaner;
+# CAPTURE_REFERENCE tells them apart); 0.22.0 with wake_vacated = False (the same
 # print as 0.23.0's: these games capture no group a sleeping leaner rests on);
 # 0.21.0 with hold_bottom_face = False;
 # 0.20.0 with compound_labels = False;
@@ -69,6 +71,15 @@ REFERENCE_0_10_0 = "b447c85e7a75cfeb79b6c09023233865ca2b11f458f7e072caf474505d49
 REFERENCE_0_9_0 = "76b326e94a8315911e05dc3ab297fbf33f417b36a929ced3efde625d728acfb3"
 REFERENCE_SINGLE_STEPS = "dd1f8de89f48fab5850838db1ba1efc3d5021d6949224a8508162d1dadeb0627"
 REFERENCE_0_7_0 = "b5550160dd1286315b9167debe5973b479a077c2fc59a4f03350b11c7ea691e1"
+# Captures that disturb sleeping leaners, which the game above never plays: the golden scenes
+# capture_under_a_leaner (physics 0.23.0's wake_vacated) and capture_beyond_a_leaner (0.24.0's
+# wake_field), every body's final state. Each reference was printed by its own physics's code
+# (0.23.0 at commit c4d971c, 0.22.0 at d57e0c6's parent, the scenes rebuilt from the public API),
+# on the machine of the 0.22.0 reference above, 2026-12-07.
+CAPTURE_REFERENCE = {"0.24.0": "48b55dee868467f979ee40e6d118966396585cfc8af080296f256b03a3028ff2",
+                     "0.23.0": "8b8eaba898c2738241aa523fa1ae01dc0c79763e767ced82a430d62bd79197e2",
+                     "0.22.0": "adc8340c5a6920489c30beb5269bfcc1a5bec1d985e42fa98a555343d2586423"}
+CAPTURE_SCENES = ("capture_under_a_leaner", "capture_beyond_a_leaner")
 # what names the run rather than what was played (a run with contact_substeps
 # = 1 plays 0.6.0's games under another cell label, run id and rule column)
 IDENTITY_COLUMNS = {"package_version", "physics_version", "run_id", "cell_label", "variant_hash"}
@@ -108,6 +119,21 @@ def fingerprint(**physics) -> str:
     return digest.hexdigest()
 
 
+@lru_cache(maxsize=4)
+def capture_fingerprint(**physics) -> str:
+    """The digest of ``CAPTURE_SCENES`` under ``physics`` overrides (``wake_vacated``, ``wake_field``)."""
+    from sim import scenes
+    from sim.api import PhysicsParams
+
+    digest = hashlib.sha256()
+    for name in CAPTURE_SCENES:
+        ep = getattr(scenes, name)(PhysicsParams(**physics))
+        digest.update(f"{name} {ep.status} {ep.steps}".encode())
+        for b in ep.final:
+            digest.update(repr((b.id, b.x, b.y, b.z, b.up, b.tilt, b.state.value, b.tower, b.leaning_on)).encode())
+    return digest.hexdigest()
+
+
 @dataclass(frozen=True)
 class SelfCheck:
     physics_version: str
@@ -142,3 +168,4 @@ def check(reference: dict | None = None) -> SelfCheck:
 
 if __name__ == "__main__":
     print(fingerprint())
+    print("captures:", capture_fingerprint())

@@ -7,7 +7,7 @@ import pytest
 
 from pipelines import selfcheck
 from rules.polarity.physics import physics_restores
-from sim.api import PhysicsParams, World, settle
+from sim.api import PHYSICS_VERSION, PhysicsParams, World, settle
 
 
 def _drop(contact_substeps: int, height: float, budget_s: float = 0.05):
@@ -61,3 +61,18 @@ def test_the_knobs_that_restore_an_older_physics_play_its_games_bit_for_bit(vers
     its top face, a capture's lifted discs waking nothing they held up, nor any leaner
     whose pull they changed."""
     assert selfcheck.fingerprint(**physics_restores(version)) == reference
+
+
+@pytest.mark.parametrize("version", sorted(selfcheck.CAPTURE_REFERENCE))
+def test_the_knobs_that_restore_an_older_physics_play_its_captures_bit_for_bit(version):
+    """Two captures that disturb a sleeping leaner (its host carried off; a disc 55 mm beyond it
+    carried off), which the games above never play, print what each physics's own code printed:
+    0.22.0 leaves the leaner asleep in the air, 0.23.0 lets it fall but keeps the other leaner
+    where the lifted disc's field held it, 0.24.0 lets that one settle too."""
+    knobs = {} if version == PHYSICS_VERSION else physics_restores(version)
+    assert selfcheck.capture_fingerprint(**knobs) == selfcheck.CAPTURE_REFERENCE[version]
+
+
+def test_the_capture_print_is_recorded_for_todays_physics_and_tells_each_physics_apart():
+    assert PHYSICS_VERSION in selfcheck.CAPTURE_REFERENCE, "re-record it: python -m pipelines.selfcheck"
+    assert len(set(selfcheck.CAPTURE_REFERENCE.values())) == len(selfcheck.CAPTURE_REFERENCE)
