@@ -374,7 +374,7 @@ def strategies(game: OnlyGameOpt = None, fmt: FormatOpt = Format.table) -> None:
 
 @app.command()
 def selfcheck() -> None:
-    """Play three reference placements and a short game; check this machine gives the recorded bits.
+    """Play three reference placements, a short game and two captures; check this machine gives the recorded bits.
 
     Exit 0: runs made here reproduce anywhere else that passes; 1: this machine plays other games.
 

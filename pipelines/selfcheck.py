@@ -139,14 +139,20 @@ class SelfCheck:
     physics_version: str
     fingerprint: str
     reference: dict
+    capture: str = ""  # capture_fingerprint(); compared with CAPTURE_REFERENCE when one is recorded
 
     @property
     def comparable(self) -> bool:
         return self.physics_version == self.reference["physics_version"]
 
     @property
+    def capture_matches(self) -> bool:
+        expected = CAPTURE_REFERENCE.get(self.physics_version)
+        return not self.capture or expected is None or self.capture == expected
+
+    @property
     def matches(self) -> bool:
-        return self.comparable and self.fingerprint == self.reference["fingerprint"]
+        return self.comparable and self.fingerprint == self.reference["fingerprint"] and self.capture_matches
 
     def message(self) -> str:
         if not self.comparable:
@@ -155,15 +161,19 @@ class SelfCheck:
         if self.matches:
             return (f"this machine plays the reference games of physics {self.physics_version} bit for bit "
                     f"(fingerprint {self.fingerprint[:16]})")
-        return (f"this machine plays other games than the reference (fingerprint {self.fingerprint[:16]}, "
-                f"reference {self.reference['fingerprint'][:16]}): its runs will not reproduce others'; "
+        if self.fingerprint == self.reference["fingerprint"]:
+            seen, expected, what = self.capture, CAPTURE_REFERENCE[self.physics_version], "captures"
+        else:
+            seen, expected, what = self.fingerprint, self.reference["fingerprint"], "games"
+        return (f"this machine plays other {what} than the reference (fingerprint {seen[:16]}, "
+                f"reference {expected[:16]}): its runs will not reproduce others'; "
                 "install this checkout's pinned package versions (pip install -e .)")
 
 
 def check(reference: dict | None = None) -> SelfCheck:
     from sim.version import PHYSICS_VERSION
 
-    return SelfCheck(PHYSICS_VERSION, fingerprint(), reference or REFERENCE)
+    return SelfCheck(PHYSICS_VERSION, fingerprint(), reference or REFERENCE, capture_fingerprint())
 
 
 if __name__ == "__main__":
