@@ -374,7 +374,7 @@ def _points(x: float) -> str:
     return f"{100 * x:+.1f}"
 
 
-def _outcome_test(p: Paired) -> TestRow:
+def outcome_test(p: Paired) -> TestRow:
     table = p.win_table()
     res = pt.mcnemar(table)
     ci = paired_difference(table)
@@ -439,7 +439,7 @@ def verdict(p: Paired, alpha: float = 0.05) -> Verdict:
     check_alpha(alpha)
     if p.n < 2:
         raise UsageError(f"only {p.n} matched games finished ok in both runs; need at least 2")
-    rows = [_outcome_test(p), _score_test(p), _mix_test(p)]
+    rows = [outcome_test(p), _score_test(p), _mix_test(p)]
     if not p.self_play.all():
         rows.append(_first_player_test(p))
     rows += [_distribution_test("score distribution", "focus score", p.score_a, p.score_b),

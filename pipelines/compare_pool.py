@@ -50,11 +50,9 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from pipelines.compare import (Comparison, Joined, Paired, changed_games, check_alpha, compare_runs, join_runs,
-                               knob_changes, paired_of, resolve_strategy, verdict)
+                               knob_changes, outcome_test, paired_of, resolve_strategy, verdict)
 from pipelines.dataset import distinct_runs
-from pipelines.stats import paired as pt
 from pipelines.stats.homogeneity import Homogeneity, same_mix
-from pipelines.stats.paired_proportion import difference as paired_difference
 from pipelines.spec import Experiment, rules_as_played
 from rules.base import UsageError, get_game
 from rules.seeds import SEEDING_1_SHARES
@@ -170,11 +168,12 @@ def pool(joined: Sequence[Joined]) -> Paired:
 
 @dataclass(frozen=True)
 class PairChange:
-    """One pooled pair's own change of the focus side's win rate."""
+    """One pooled pair's own change of the focus side's win rate (``compare.outcome_test`` on its games)."""
     pair: int  # from 1
     seed: int
     games: int
     wins: tuple[int, int]  # the focus side's wins, baseline and candidate
+    effect: str
     estimate: float
     low: float
     high: float
@@ -182,8 +181,7 @@ class PairChange:
 
     def row(self, numbers: bool = False) -> dict:
         return {"pair": self.pair, "seed": self.seed, "paired_games": self.games,
-                "focus_wins": f"{self.wins[0]} → {self.wins[1]}",
-                "effect": f"win rate {100 * self.estimate:+.1f} pts [{100 * self.low:+.1f}, {100 * self.high:+.1f}]",
+                "focus_wins": f"{self.wins[0]} → {self.wins[1]}", "effect": self.effect,
                 **({"estimate": self.estimate, "low": self.low, "high": self.high} if numbers else {}),
                 "p_alone": self.p}
 
@@ -192,12 +190,12 @@ def pair_changes(p: Paired, seeds: Sequence[int]) -> list[PairChange]:
     """Each pair's win-rate change on its own games (``p.pair``), pair ``i`` played on ``seeds[i]``."""
     changes = []
     for i, seed in enumerate(seeds):
-        table = p.where(p.pair == i).win_table()
-        if table.sum() == 0:  # every game of the pair is an earlier pair's copy (seeding 1)
+        part = p.where(p.pair == i)
+        if part.n == 0:  # every game of the pair is an earlier pair's copy (seeding 1)
             continue
-        ci = paired_difference(table)
-        changes.append(PairChange(i + 1, int(seed), int(table.sum()), (int(table[1].sum()), int(table[:, 1].sum())),
-                                  ci.estimate, ci.low, ci.high, pt.mcnemar(table).pvalue))
+        table, outcome = part.win_table(), outcome_test(part)
+        changes.append(PairChange(i + 1, int(seed), part.n, (int(table[1].sum()), int(table[:, 1].sum())),
+                                  outcome.effect, outcome.estimate, outcome.low, outcome.high, outcome.pvalue))
     return changes
 
 
