@@ -21,6 +21,26 @@ A function that needs NRT (it allocates, fills a slice or returns a slice)
 and is called from a kernel must say ``_nrt=True``: numba otherwise compiles
 a callee with its caller's setting, and refuses ("NRT required but not
 enabled") when it meets the slice.
+
+No kernel is passed as a first-class function value, so none needs numba's
+C-callable wrapper (``no_cfunc_wrapper``; ~2 % of a cold compile).
+
+Compile time: a cold compile of the kernels one standard game uses took
+170-178 s in one process (session 57, numba 0.68.1; ``make run`` compiles
+them in both workers at once). cProfile of it: numba's IR inlining of
+``inline="always"`` calls ~35-40 % (each inlined call copies the callee's IR
+and runs its passes again at every call site, nested helpers once per site
+of their caller), lowering to LLVM IR ~20 %, LLVM's optimisation and code
+generation ~25 % (a callee's IR is linked into, and compiled again with,
+each caller), the CPython and C wrappers ~8 %. ``NUMBA_OPT`` 1 or 2 did not
+compile faster. Dropping every ``inline="always"`` compiled in 107 s but
+cost ~30 % at run time (a standard game's placements, the pair kernel):
+LLVM does not inline the larger helpers, and the per-point and per-pair
+ones were inlined for measured gains (sim.integrate, Cost). Dropping it from
+the 3-vector helpers alone (sim.magnetics_vec), which LLVM inlines anyway
+(``_dipole_pair``'s optimised IR calls none of them): 174 -> 152 s, bit for
+bit, near pairs a CPU second 192,000 against 199,000 (best of three runs
+each, alternating; one build ranged 152,000-199,000 on this machine).
 """
 
 from numba import njit
@@ -28,5 +48,5 @@ from numba import njit
 
 def kernel(fn=None, **options):
     """``@kernel`` or ``@kernel(inline="always")``: see the module docstring."""
-    jit = njit(cache=True, fastmath=False, _nrt=False, **options)
+    jit = njit(cache=True, fastmath=False, _nrt=False, no_cfunc_wrapper=True, **options)
     return jit if fn is None else jit(fn)
