@@ -23,24 +23,29 @@ a callee with its caller's setting, and refuses ("NRT required but not
 enabled") when it meets the slice.
 
 No kernel is passed as a first-class function value, so none needs numba's
-C-callable wrapper (``no_cfunc_wrapper``; ~2 % of a cold compile).
+C-callable wrapper (``no_cfunc_wrapper``; ~2 % of a cold compile, one
+paired run).
 
 Compile time: a cold compile of the kernels one standard game uses took
 170-178 s in one process (session 57, numba 0.68.1; ``make run`` compiles
-them in both workers at once). cProfile of it: numba's IR inlining of
-``inline="always"`` calls ~35-40 % (each inlined call copies the callee's IR
-and runs its passes again at every call site, nested helpers once per site
-of their caller), lowering to LLVM IR ~20 %, LLVM's optimisation and code
-generation ~25 % (a callee's IR is linked into, and compiled again with,
-each caller), the CPython and C wrappers ~8 %. ``NUMBA_OPT`` 1 or 2 did not
-compile faster. Dropping every ``inline="always"`` compiled in 107 s but
-cost ~30 % at run time (a standard game's placements, the pair kernel):
-LLVM does not inline the larger helpers, and the per-point and per-pair
-ones were inlined for measured gains (sim.integrate, Cost). Dropping it from
-the 3-vector helpers alone (sim.magnetics_vec), which LLVM inlines anyway
-(``_dipole_pair``'s optimised IR calls none of them): 174 -> 152 s, bit for
-bit, near pairs a CPU second 192,000 against 199,000 (best of three runs
-each, alternating; one build ranged 152,000-199,000 on this machine).
+them in both workers at once). Under cProfile, numba's IR inlining of
+``inline="always"`` calls was 40 % of the magnetic pair kernel's compile
+(each inlined call copies the callee's IR and runs its passes again at every
+call site, nested helpers once per site of their caller). Dropping every
+``inline="always"`` compiled a game's kernels in 107 s but made the near
+pair kernel and a lone placement 25-35 % slower (two runs each; a standard
+game's replayed placements 3 and 33 % on average): LLVM does not inline
+the larger helpers, and the per-point and per-pair ones were inlined for
+measured gains (sim.integrate, Cost). Dropping it from the 3-vector helpers
+alone (sim.magnetics_vec), which LLVM inlines anyway (``_dipole_pair``'s
+optimised IR calls none of them): 174 -> 152 s, bit for bit, near pairs a
+CPU second 192,000 against 199,000 (best of three runs each, alternating;
+one build ranged 152,000-199,000 on this machine). A whole game's compile
+after that, under cProfile: LLVM's optimisation and code generation ~30 %
+(a callee's IR is linked into, and compiled again with, each caller),
+lowering to LLVM IR ~17 %, IR inlining ~14 %, the CPython and C wrappers
+~8 %, typing and numba's other passes the rest. ``NUMBA_OPT`` 1 or 2 did
+not compile faster.
 """
 
 from numba import njit
