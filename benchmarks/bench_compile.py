@@ -1,0 +1,126 @@
+"""Cold compile of one Polarity game's numba cores: the bulk of ``make run``
+with an empty compile cache (issue #4: under 3 minutes on two cores, each
+worker compiling the same cores at once).
+
+Plays game 0 of ``make run``'s experiment (standard rules, 8 discs a player,
+3 foundations, cautious vs aggressive, seed 7) in a fresh process whose
+numba cache is an empty temporary folder, with numba's compile events
+recorded, then the same game in another fresh process with that cache warm.
+Reports each process's seconds for the game (cold: compile and play; warm:
+cache loads and play), the compile seconds (the top-level compile events
+summed), how many functions and compiles, and the functions with the most
+exclusive compile seconds (their own, not their callees'; a callee inlined
+by numba counts as its caller's). Where the time goes inside numba and LLVM,
+and what was tried: the ``sim.jit`` docstring.
+
+    .venv/bin/python benchmarks/bench_compile.py [--top 12] [--json F]
+
+Recorded 2026-12-07 (session 57, polsim 0.33.2, numba 0.68.1; an Intel Xeon
+VM on a slow spell, machine otherwise idle): see README and MEASUREMENTS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+MAKE_RUN_SPEC = {
+    "game": "polarity", "variant": "standard", "games": 40, "seed": 7, "shard_size": 2,
+    "cells": [{"matchup": ["cautious", "aggressive"], "overrides": {"stack_size": 8, "foundations": 3}}],
+}
+
+
+def compile_seconds(events) -> tuple[float, dict, dict]:
+    """From ``(name, is_start, t)`` compile events in order (nested: a caller's
+    compile holds its callees'): (the top-level compiles' seconds summed,
+    exclusive seconds per name, compiles per name)."""
+    stack, total, own, count = [], 0.0, {}, {}
+    for name, is_start, t in events:
+        if is_start:
+            stack.append([name, t, 0.0])
+            continue
+        opened, start, inner = stack.pop()
+        if opened != name:
+            raise ValueError(f"compile events out of order: {name} ends inside {opened}")
+        spent = t - start
+        own[name] = own.get(name, 0.0) + spent - inner
+        count[name] = count.get(name, 0) + 1
+        if stack:
+            stack[-1][2] += spent
+        else:
+            total += spent
+    if stack:
+        raise ValueError(f"compile of {stack[-1][0]} never ended")
+    return total, own, count
+
+
+def _child(top: int) -> dict:
+    """Play game 0 here with the compile events recorded (run in a fresh process)."""
+    from numba.core import event
+
+    from pipelines.spec import Experiment
+    from workers.shard import play_games
+
+    exp = Experiment.model_validate(MAKE_RUN_SPEC)
+    wall, cpu = time.perf_counter(), time.process_time()
+    with event.install_recorder("numba:compile") as recorder:
+        played = play_games(exp, "bench-compile", 0, 1)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    events = [(f"{e.data['dispatcher'].py_func.__module__}.{e.data['dispatcher'].py_func.__qualname__}",
+               e.is_start, t) for t, e in recorder.buffer]
+    total, own, count = compile_seconds(events)
+    costliest = sorted(own.items(), key=lambda item: -item[1])[:top]
+    return {"game_wall_s": round(wall, 1), "game_cpu_s": round(cpu, 1), "compile_s": round(total, 1),
+            "functions": len(own), "compiles": sum(count.values()),
+            "status": played.games["status"][0].as_py(),
+            "costliest": [{"function": name, "own_s": round(s, 2), "compiles": count[name]} for name, s in costliest]}
+
+
+def _in_fresh_process(cache: str, top: int) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--top", str(top)],
+                          capture_output=True, text=True, env=env)
+    line = next((l for l in proc.stdout.splitlines() if l.startswith("@@")), None)
+    if proc.returncode != 0 or line is None:
+        raise RuntimeError((proc.stderr.strip().splitlines() or ["no output"])[-1])
+    return json.loads(line[2:])
+
+
+def measure(top: int = 12) -> dict:
+    with tempfile.TemporaryDirectory(prefix="polsim-compile-") as cache:
+        cold = _in_fresh_process(cache, top)
+        warm = _in_fresh_process(cache, 0)
+    return {"cold": cold, "warm": {k: warm[k] for k in ("game_wall_s", "game_cpu_s", "compile_s", "status")}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--top", type=int, default=12, help="functions to list by their own compile seconds")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print("@@" + json.dumps(_child(args.top)))
+        return
+    figures = measure(args.top)
+    cold, warm = figures["cold"], figures["warm"]
+    print(f"cold cache: game 0 of make run {cold['game_wall_s']} s ({cold['game_cpu_s']} CPU s), "
+          f"compile {cold['compile_s']} s: {cold['functions']} functions, {cold['compiles']} compiles")
+    print(f"warm cache: the same game {warm['game_wall_s']} s ({warm['game_cpu_s']} CPU s)")
+    for row in cold["costliest"]:
+        print(f"  {row['own_s']:7.2f} s  x{row['compiles']}  {row['function']}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(figures, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()
