@@ -24,13 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from run_all import run_one  # noqa: E402
 
 MAKE_RUN_SPEC = {
     "game": "polarity", "variant": "standard", "games": 40, "seed": 7, "shard_size": 2,
@@ -62,8 +64,8 @@ def compile_seconds(events) -> tuple[float, dict, dict]:
     return total, own, count
 
 
-def _child(top: int) -> dict:
-    """Play game 0 here with the compile events recorded (run in a fresh process)."""
+def cold_game(top: int) -> dict:
+    """Play game 0 here with the compile events recorded (``measure`` runs it in a fresh process)."""
     from numba.core import event
 
     from pipelines.spec import Experiment
@@ -85,13 +87,10 @@ def _child(top: int) -> dict:
 
 
 def _in_fresh_process(cache: str, top: int) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--top", str(top)],
-                          capture_output=True, text=True, env=env)
-    line = next((l for l in proc.stdout.splitlines() if l.startswith("@@")), None)
-    if proc.returncode != 0 or line is None:
-        raise RuntimeError((proc.stderr.strip().splitlines() or ["no output"])[-1])
-    return json.loads(line[2:])
+    figures = run_one("bench_compile", {"top": top}, function="cold_game", env=dict(os.environ, NUMBA_CACHE_DIR=cache))
+    if "error" in figures:
+        raise RuntimeError(figures["error"])
+    return figures
 
 
 def measure(top: int = 12) -> dict:
@@ -105,11 +104,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--top", type=int, default=12, help="functions to list by their own compile seconds")
     parser.add_argument("--json", help="also write the figures to this file")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.child:
-        print("@@" + json.dumps(_child(args.top)))
-        return
     figures = measure(args.top)
     cold, warm = figures["cold"], figures["warm"]
     print(f"cold cache: game 0 of make run {cold['game_wall_s']} s ({cold['game_cpu_s']} CPU s), "

@@ -23,13 +23,15 @@ QUICK = {"bench_run": {"games": 20000}, "bench_analysis": {"games": 100000}, "be
          "bench_physics": {"repeat": 1, "game_seeds": (11,)}, "bench_polarity": {"games": 2, "matchups": ("cautious,aggressive",)}}
 
 
-def run_one(name: str, kwargs: dict) -> dict:
+def run_one(name: str, kwargs: dict, function: str = "measure", env: dict | None = None) -> dict:
+    """``name.function(**kwargs)`` (a benchmark's ``measure`` unless told) in a
+    fresh process with environment ``env`` (this one's unless given)."""
     code = (
         "import json, sys; sys.path.insert(0, %r); import %s as b; "
-        "print('@@' + json.dumps(b.measure(**%r)))" % (HERE, name, kwargs)
+        "print('@@' + json.dumps(b.%s(**%r)))" % (HERE, name, function, kwargs)
     )
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     line = next((l for l in proc.stdout.splitlines() if l.startswith("@@")), None)
     if proc.returncode != 0 or line is None:
         return {"error": (proc.stderr.strip().splitlines() or ["no output"])[-1]}
