@@ -13,6 +13,13 @@ exclusive compile seconds (their own, not their callees'; a callee inlined
 by numba counts as its caller's). Where the time goes inside numba and LLVM,
 and what was tried: the ``sim.jit`` docstring.
 
+Then ``make run``'s two workers, each on one core, one empty cache shared:
+game 0 in two processes at once, each compiling everything (as before
+sim.warm); and, on another empty cache, the split: ``compile_path`` beside
+``compile_aside``, then game 0 in two fresh processes at once, with what
+they still compiled ("left to the game"; nothing, when the parts' signatures
+are a game's). "In all" is the parts' wall time plus the games'.
+
     .venv/bin/python benchmarks/bench_compile.py [--top 12] [--json F]
 
 Recorded 2026-12-07 (session 57, polsim 0.33.2, numba 0.68.1; an Intel Xeon
@@ -27,6 +34,7 @@ import os
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -86,18 +94,50 @@ def cold_game(top: int) -> dict:
             "costliest": [{"function": name, "own_s": round(s, 2), "compiles": count[name]} for name, s in costliest]}
 
 
-def _in_fresh_process(cache: str, top: int) -> dict:
-    figures = run_one("bench_compile", {"top": top}, function="cold_game", env=dict(os.environ, NUMBA_CACHE_DIR=cache))
+def split_part(part: int) -> dict:
+    """Part ``part`` of the split cold compile (sim.warm; ``make run``'s worker ``part``), here."""
+    from sim import warm
+
+    t0 = time.perf_counter()
+    (warm.compile_path, warm.compile_aside)[part]()
+    return {"part_s": round(time.perf_counter() - t0, 1)}
+
+
+def _in_fresh_process(cache: str, function: str, **kwargs) -> dict:
+    figures = run_one("bench_compile", kwargs, function=function, env=dict(os.environ, NUMBA_CACHE_DIR=cache))
     if "error" in figures:
         raise RuntimeError(figures["error"])
     return figures
 
 
+def _side_by_side(cache: str, calls: list[tuple[str, dict]]) -> list[dict]:
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(lambda call: _in_fresh_process(cache, call[0], **call[1]), calls))
+
+
 def measure(top: int = 12) -> dict:
     with tempfile.TemporaryDirectory(prefix="polsim-compile-") as cache:
-        cold = _in_fresh_process(cache, top)
-        warm = _in_fresh_process(cache, 0)
-    return {"cold": cold, "warm": {k: warm[k] for k in ("game_wall_s", "game_cpu_s", "compile_s", "status")}}
+        cold = _in_fresh_process(cache, "cold_game", top=top)
+        warm = _in_fresh_process(cache, "cold_game", top=0)
+    return {"cold": cold, "warm": {k: warm[k] for k in ("game_wall_s", "game_cpu_s", "compile_s", "status")},
+            "split": measure_split(top)}
+
+
+def measure_split(top: int = 12) -> dict:
+    """``make run``'s two workers on an empty cache: each playing game 0 at once (no split,
+    as before sim.warm); then, on another empty cache, the two parts side by side and
+    after them game 0 in two processes at once (what the parts left to compile)."""
+    with tempfile.TemporaryDirectory(prefix="polsim-compile-") as cache:
+        together = _side_by_side(cache, [("cold_game", {"top": 0})] * 2)
+    with tempfile.TemporaryDirectory(prefix="polsim-compile-") as cache:
+        parts = _side_by_side(cache, [("split_part", {"part": 0}), ("split_part", {"part": 1})])
+        after = _side_by_side(cache, [("cold_game", {"top": top})] * 2)
+    ready = max(p["bench_seconds"] for p in parts)
+    return {"together_s": max(g["game_wall_s"] for g in together),
+            "path_s": parts[0]["part_s"], "aside_s": parts[1]["part_s"],
+            "after_s": max(g["game_wall_s"] for g in after), "after_compile_s": max(g["compile_s"] for g in after),
+            "left": after[0]["costliest"] if after[0]["compile_s"] else [],
+            "split_s": round(ready + max(g["bench_seconds"] for g in after), 1)}
 
 
 def main() -> None:
@@ -112,6 +152,13 @@ def main() -> None:
     print(f"warm cache: the same game {warm['game_wall_s']} s ({warm['game_cpu_s']} CPU s)")
     for row in cold["costliest"]:
         print(f"  {row['own_s']:7.2f} s  x{row['compiles']}  {row['function']}")
+    split = figures["split"]
+    print(f"two processes, one empty cache: game 0 in each at once {split['together_s']} s; "
+          f"split (sim.warm): compile_path {split['path_s']} s beside compile_aside {split['aside_s']} s, "
+          f"then game 0 in each at once {split['after_s']} s (compile {split['after_compile_s']} s): "
+          f"{split['split_s']} s in all")
+    for row in split["left"]:
+        print(f"  left to the game: {row['own_s']:7.2f} s  x{row['compiles']}  {row['function']}")
     if args.json:
         with open(args.json, "w") as out:
             json.dump(figures, out, indent=2)

@@ -190,9 +190,10 @@ class RayExecutor:
 
     def warm_up(self, exp_json: str) -> list[float]:
         """One ``warm_up`` task per worker, all in flight together (each takes a
-        CPU, so they land on distinct workers); returns each worker's CPU seconds."""
+        CPU, so they land on distinct workers), worker k as part k of a split
+        compile (``GameDef.warm_parts``); returns each worker's CPU seconds."""
         task = self._ray.remote(num_cpus=1, max_retries=2)(warm_up)
-        return self._ray.get([task.remote(exp_json) for _ in range(self.workers)])
+        return self._ray.get([task.remote(exp_json, part, self.workers) for part in range(self.workers)])
 
     def run(self, tasks: Iterable[Task], poll: Callable[[], None] | None = None) -> Iterator[ShardSummary]:
         """Shards as they finish; ``poll`` (``Stop.check``) is called at least every ``POLL_S`` while waiting."""

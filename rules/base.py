@@ -187,6 +187,9 @@ class GameDef:
     physics_restores: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
     # polsim package version -> the knobs whose default changed since, at their default then
     defaults_then: Callable[[str], dict[str, Any]] = field(default=lambda version: {})
+    # compile the game's cores ahead of its games, in parts run side by side: worker k of a run's
+    # warm-up runs part k, when a run has two workers or more (sim.warm); each is quick with a warm cache
+    warm_parts: tuple[Callable[[], None], ...] = ()
 
     def shard_size_for(self, matchups, default: int | None = None) -> int:
         """Games per shard for these matchups: ``default`` (else ``shard_size``), or fewer

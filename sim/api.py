@@ -57,6 +57,10 @@ budget ``params.settle_budget_s`` ends, and returns an ``Episode``):
         # the largest static hold ratio of the flat discs and towers near the
         # leaner, at its pose and on the hand's approach; holds: below 0.75
         # (sim.disturb)
+Compile ahead (sim.warm): two parts of a cold compile that two workers run side by side
+    compile_path()     # the kernels every episode runs
+    compile_aside()    # the kernels they call or strategies use, by signature
+
 Noise is the caller's business: the intent passed in is the pose after noise.
 The hand approaches from ``approach_distance`` further out along the
 azimuth and ``approach_height`` higher at ``params.approach_speed``, holds
@@ -105,10 +109,11 @@ from sim.disturb import disturbance, intent_holds
 from sim.fit import intent_fits
 from sim.params import PhysicsParams
 from sim.version import PHYSICS_VERSION
+from sim.warm import compile_aside, compile_path
 from sim.world import World
 
 __all__ = [
     "BodyInfo", "BodyState", "Episode", "Intent", "PhysicsParams", "PHYSICS_VERSION", "World",
-    "balance_intent", "disturbance", "intent_fits", "intent_holds", "lay_flat", "lean_azimuth", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
+    "balance_intent", "compile_aside", "compile_path", "disturbance", "intent_fits", "intent_holds", "lay_flat", "lean_azimuth", "leaner_pose", "nominal_intent", "place_leaner", "place_tower",
     "push_flat", "settle", "sweep",
 ]

@@ -18,8 +18,9 @@ A batch that raises is replayed one game at a time, so one failing game is
 recorded as ``status='error'`` with its message and the others keep their
 results.
 
-``warm_up`` readies a fresh worker (imports, numba cache loads) before its
-first shard, so start-up is measured apart from games. ``ShardSummary``
+``warm_up`` readies a fresh worker (imports, numba cache loads, or its part
+of a cold compile: sim.warm) before its first shard, so start-up is measured
+apart from games. ``ShardSummary``
 carries wall and CPU seconds inside the play call and for the whole task,
 and the Parquet writing time.
 
@@ -252,18 +253,24 @@ def play_shard(exp_json: str, run_id: str, shard: int, first: int, count: int, r
                         played.cpu_playing, time.process_time() - c0)
 
 
-def warm_up(exp_json: str) -> float:
-    """Make a fresh worker ready for ``play_shard``: import the game and, for a
-    game with a columnar ``play_columns`` (cheap games, Polar), play game 0 and
-    throw it away so every numba kernel is loaded from the cache. Returns the
-    CPU seconds this process has used so far (Ray's worker boot included)."""
+def warm_up(exp_json: str, part: int = 0, parts: int = 1) -> float:
+    """Make a fresh worker ready for ``play_shard``, as worker ``part`` of
+    ``parts`` warming up at once: import the game; for a game with a columnar
+    ``play_columns`` (cheap games, Polar), play game 0 and throw it away so
+    every numba kernel is loaded from the cache; for a game with
+    ``warm_parts`` and two workers or more, run its part ``part`` (the parts
+    compile side by side what each worker would otherwise compile whole).
+    Returns the CPU seconds this process has used so far (Ray's worker boot
+    included)."""
     exp = Experiment.model_validate_json(exp_json)
     game_def = get_game(exp.game)
-    if hasattr(sys.modules.get(game_def.play_batch.__module__), "play_columns"):
-        try:
+    try:
+        if hasattr(sys.modules.get(game_def.play_batch.__module__), "play_columns"):
             play_games(exp, "warm-up", 0, 1)
-        except Exception:  # noqa: BLE001 - the shard that plays game 0 records any failure
-            pass
+        elif parts > 1 and part < len(game_def.warm_parts):
+            game_def.warm_parts[part]()
+    except Exception:  # noqa: BLE001 - a warm-up only saves time: the shards meet and record any failure
+        pass
     return time.process_time()
 
 

@@ -21,7 +21,7 @@ Importing this package registers the game ``polarity``.
 
 from rules.base import GameDef, register_game
 from rules.polarity.model import PolarityRules, defaults_then, load_variants, variant_descriptions
-from rules.polarity.physics import physics_restores, physics_version
+from rules.polarity.physics import compile_aside, compile_path, physics_restores, physics_version
 from rules.polarity.records import play_batch
 from rules.polarity.strategies import STRATEGIES
 from rules.polarity.trace import trace
@@ -36,6 +36,7 @@ GAME = register_game(
         play_batch=play_batch,
         physics_version=physics_version,
         physics_restores=physics_restores,
+        warm_parts=(compile_path, compile_aside),
         defaults_then=defaults_then,
         default_variant="standard",
         trace=trace,

@@ -64,6 +64,20 @@ def physics_version() -> str:
     return str(PHYSICS_VERSION)
 
 
+def compile_path() -> None:
+    """The first part of a cold compile split between two workers (sim.warm)."""
+    from sim.api import compile_path as path
+
+    path()
+
+
+def compile_aside() -> None:
+    """The second part (sim.warm)."""
+    from sim.api import compile_aside as aside
+
+    aside()
+
+
 # Each physics knob whose other value plays the physics before the version that made
 # its default: (that version, knob, value). Knobs of one version combine with every
 # newer one's (docs/MEASUREMENTS.md lists the combinations tested bit for bit).
