@@ -403,6 +403,9 @@ def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs=KERNEL_KNOBS):
     d = norm(sub(cj, ci)) / (2.0 * a)
     turn, blend = knobs[0], knobs[1]
     need = blend != 0.0
+    # False typed as a run-time bool, not as the literal an omitted ``energy`` is: each tier's
+    # kernel then compiles once (a literal is a second specialisation, ~4 s of a cold compile)
+    no_energy = need and False
     if d >= DIPOLE_DISTANCE[1]:
         return _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j)
     if d >= DIPOLE_DISTANCE[0]:
@@ -410,12 +413,12 @@ def _pair_work(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs=KERNEL_KNOBS):
                                _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, need),
                                _dipole_pair(ci, ni, cj, nj, a, b, br_i, br_j))
     if d >= MULTIPOLE_DISTANCE[1]:
-        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn)
+        return _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, no_energy)
     if d >= MULTIPOLE_DISTANCE[0]:
         return _distance_blend(ci, cj, a, d, MULTIPOLE_DISTANCE, blend,
                                _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs, need),
                                _multipole_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, turn, need))
-    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs)
+    return _near_pair(ci, ni, cj, nj, a, b, br_i, br_j, table, knobs, no_energy)
 
 
 @kernel
