@@ -22,8 +22,8 @@ are a game's). "In all" is the parts' wall time plus the games'.
 
     .venv/bin/python benchmarks/bench_compile.py [--top 12] [--json F]
 
-Recorded 2026-12-07 (session 57, polsim 0.33.2, numba 0.68.1; an Intel Xeon
-VM on a slow spell, machine otherwise idle): see README and MEASUREMENTS.
+Recorded 2026-12-07 (session 58, polsim 0.34.0, numba 0.68.1; an AMD EPYC
+VM, machine otherwise idle): see README and MEASUREMENTS.
 """
 
 from __future__ import annotations

@@ -45,7 +45,11 @@ after that, under cProfile: LLVM's optimisation and code generation ~30 %
 (a callee's IR is linked into, and compiled again with, each caller),
 lowering to LLVM IR ~17 %, IR inlining ~14 %, the CPython and C wrappers
 ~8 %, typing and numba's other passes the rest. ``NUMBA_OPT`` 1 or 2 did
-not compile faster.
+not compile faster. Session 58: the near and multipole tiers' kernels
+compile once each (``sim.magnetics._pair_work`` passes a run-time False, not
+an omitted flag whose literal type was a second specialisation: the pair
+kernel 27.9 -> 23.5 s side by side), and a run's first two workers split a
+cold compile between them (``sim.warm``).
 """
 
 from numba import njit

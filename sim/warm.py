@@ -17,20 +17,29 @@ other compiles what that path calls but does not build itself.
   magnetic field (contacts, the hand, compound bodies), then the ones that
   do but are off that path (the stacked discs' holds, the strategies'
   balance scans). The second group compiles the magnetic pair kernel again
-  unless ``compile_path`` has cached it by then; measured, it still pays,
-  since ``compile_path`` then finds those kernels cached as it reaches them.
+  unless ``compile_path`` has cached it by then; measured, it still pays:
+  without it the first games compile the scans themselves.
 
 Each part is quick with a warm cache (it loads what it compiled before).
 The signatures of ``ASIDE`` are written out by hand: one that drifts from
 the step loop's call compiles a kernel no game uses and costs the time it
 meant to save. ``tests/test_warm.py`` checks each against the signatures a
-game compiles. ``benchmarks/bench_compile.py --split`` measures the two
-parts side by side.
+game compiles. ``benchmarks/bench_compile.py`` times the two parts side by
+side.
 
-Measured (session 58, one shared empty cache, a ``make run`` game after
-each split; see MEASUREMENTS): the game's cores 138 s in each of two
-processes at once; with one process running ``compile_aside``'s kernels
-instead, the other's game took 101-109 s.
+Measured (session 58, ``python benchmarks/bench_compile.py``; MEASUREMENTS):
+two processes on one empty cache, each playing ``make run``'s game 0, took
+141.2 s; ``compile_path`` beside ``compile_aside`` took 93.8 and 66.7 s,
+after which the same games compiled nothing (101.8 s in all); a later run,
+on a slower spell: 147.3 s against 108.3 s. ``make run``
+with an empty cache: 189 s before, 145 s after, one after the other;
+128 s once the pair kernel's tiers compiled once each (sim.jit).
+Giving ``compile_aside`` only the kernels that need no field (its first
+group) saved nothing in two paired runs (139 s against 101-109 s with both
+groups): the game then compiled the scans itself after its episodes. The
+same split at the start of ``make test``'s two pytest workers did not make
+the cold suite quicker (10 min 16 s against 9 min 36 s without, one run each),
+so it is not used there.
 """
 
 from __future__ import annotations
