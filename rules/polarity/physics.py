@@ -48,6 +48,7 @@ import math
 from dataclasses import dataclass
 
 from rules.base import before_version
+from sim.api import compile_aside, compile_path  # noqa: F401 - the game's warm_parts: a cold compile split (sim.warm)
 
 
 @dataclass(frozen=True)
@@ -62,20 +63,6 @@ def physics_version() -> str:
     from sim.api import PHYSICS_VERSION
 
     return str(PHYSICS_VERSION)
-
-
-def compile_path() -> None:
-    """The first part of a cold compile split between two workers (sim.warm)."""
-    from sim.api import compile_path as path
-
-    path()
-
-
-def compile_aside() -> None:
-    """The second part (sim.warm)."""
-    from sim.api import compile_aside as aside
-
-    aside()
 
 
 # Each physics knob whose other value plays the physics before the version that made
