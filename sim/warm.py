@@ -54,7 +54,6 @@ from sim.disturb import worst_ratio
 from sim.episodes import lay_flat
 from sim.fit import overlap
 from sim.magnetics_table import no_table
-from sim.params import PhysicsParams
 from sim.world import World
 
 f8, i8, b1 = types.float64, types.int64, types.boolean
@@ -86,9 +85,9 @@ FIELD_OFF_PATH = (
 ASIDE = NO_FIELD + FIELD_OFF_PATH
 
 
-def compile_path(params: PhysicsParams | None = None) -> None:
+def compile_path() -> None:
     """Compile (or load) the kernels every episode runs: a red disc and one foundation laid."""
-    world = World.new(params)
+    world = World.new()
     world.add_flat(0.0, 0.0, 1, red=True)
     lay_flat(world, 0.1, 0.0, 1)
 
