@@ -40,6 +40,8 @@ refinement of the physics contract (sim/api.py) changes this module only.
   reaches strategies keep are in ``rules.polarity.clearance``);
 - ``Core``: the verbs the engine calls (``core()`` is the real one);
 - ``physics_version()``: the core's version string, recorded in every game.
+- ``compile_path`` and ``compile_aside``: the two halves of a cold compile that
+  a run's first two workers split (``sim.warm``), the game's ``warm_parts``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import math
 from dataclasses import dataclass
 
 from rules.base import before_version
-from sim.api import compile_aside, compile_path  # noqa: F401 - the game's warm_parts: a cold compile split (sim.warm)
+from sim.api import compile_aside, compile_path  # noqa: F401 - re-exported: the game's warm_parts
 
 
 @dataclass(frozen=True)
